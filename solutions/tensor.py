@@ -1,0 +1,844 @@
+"""minitorch.tensor: reverse-mode autodiff on NumPy arrays.
+
+Reference implementation. The learner's starting point, ``src/minitorch/tensor.py``, is generated
+from this file by ``make stubs`` (``python -m minitorch_course.stubgen``): every region fenced by
+``### BEGIN SOLUTION`` / ``### END SOLUTION`` becomes a ``raise NotImplementedError`` that names
+the lab notebook of the section it is in (the ``# @lab`` lines). Never edit the stub by hand.
+
+A Tensor is one node of the computation graph: ``(data, grad, _prev, _op, _backward,
+requires_grad)``. Every op is one method that computes ``out`` and attaches, right beneath it,
+the closure ``_backward(grad_output) -> one gradient per parent``. A closure returns gradients
+at the OUTPUT's (broadcast) shape; ``backward()`` hands each one to ``unbroadcast``, the one place
+where reverse broadcasting happens, and checks the result has its parent's shape.
+
+Closures capture NumPy arrays, never Tensors: a node must not keep its inputs' graph alive, and
+``out -> _backward -> out`` would be a reference cycle that the garbage collector has to find.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable
+
+import numpy as np
+
+from minitorch.errors import BackwardError, GradShapeError, ShapeError, shape_errors
+from minitorch.errors import grad_shape_message as _grad_shape_message
+
+__all__ = [
+    "Tensor",
+    "cat",
+    "cross_entropy",
+    "is_grad_enabled",
+    "no_grad",
+    "stack",
+    "unbroadcast",
+]
+
+Axis = int | tuple[int, ...] | None
+Backward = Callable[[np.ndarray], tuple[np.ndarray | None, ...]]
+
+_grad_enabled = True
+
+
+@contextmanager
+def no_grad() -> Iterator[None]:
+    """Inside ``with no_grad():`` ops record no graph (inference, parameter updates)."""
+    global _grad_enabled
+    previous, _grad_enabled = _grad_enabled, False
+    try:
+        yield
+    finally:
+        _grad_enabled = previous
+
+
+def is_grad_enabled() -> bool:
+    """True unless inside a ``no_grad()`` block."""
+    return _grad_enabled
+
+
+def _as_array(data: Any) -> np.ndarray:
+    """``data`` as a fresh float64 array; a TypeError naming it if it is not numeric."""
+    if isinstance(data, Tensor):
+        return data.data.copy()
+    try:
+        array = np.array(data)
+    except ValueError as err:  # ragged nested lists
+        raise TypeError(f"Tensor data must be rectangular numeric data; {err}") from None
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            "Tensor data must be numbers (a number, nested lists of numbers or an ndarray); "
+            f"got {type(data).__name__} {data!r:.60} (NumPy dtype {array.dtype})"
+        )
+    return array.astype(np.float64)
+
+
+def _as_tensor(x: Any) -> Tensor:
+    """A Tensor as is; a number or an array as a constant Tensor (no gradient)."""
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
+    """``axis`` (None, int or tuple, possibly negative) as a sorted tuple of positive axes."""
+    if axis is None or ndim == 0:  # a 0-d tensor has nothing to reduce (torch allows dim 0)
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    normalized = []
+    for a in axes:
+        if not -ndim <= a < max(ndim, 1):
+            raise ShapeError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
+        normalized.append(a % ndim if ndim else 0)
+    return tuple(sorted(normalized))
+
+
+class Tensor:
+    """A NumPy array that remembers how it was computed, so gradients can flow back to it.
+
+    ``Tensor(data, requires_grad=False)`` copies ``data`` into a float64 array. Leaves that need
+    a gradient are created with ``requires_grad=True``; an op's output requires grad when any of
+    its inputs does (and grad mode is on).
+    """
+
+    __slots__ = ("data", "grad", "requires_grad", "_prev", "_op", "_backward", "__weakref__")
+    __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operators
+
+    def __init__(self, data: Any, requires_grad: bool = False) -> None:
+        self.data: np.ndarray = _as_array(data)
+        self.grad: np.ndarray | None = None
+        self.requires_grad: bool = bool(requires_grad)
+        self._prev: tuple[Tensor, ...] = ()
+        self._op: str = ""
+        self._backward: Backward | None = None
+
+    @staticmethod
+    def _make(data: np.ndarray, parents: tuple[Tensor, ...], op: str) -> Tensor:
+        """The output node of ``op``: records ``parents`` only if a gradient will be needed."""
+        out = Tensor.__new__(Tensor)
+        out.data = data
+        out.grad = None
+        out._backward = None
+        if _grad_enabled and any(p.requires_grad for p in parents):
+            out.requires_grad, out._prev, out._op = True, parents, op
+        else:
+            out.requires_grad, out._prev, out._op = False, (), ""
+        return out
+
+    # ------------------------------------------------------------------ basics (provided)
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The array's shape."""
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return self.data.ndim
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return self.data.size
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The array's dtype (float64 unless you changed ``data`` yourself)."""
+        return self.data.dtype
+
+    @property
+    def T(self) -> Tensor:
+        """All axes reversed, like ``ndarray.T``."""
+        return self.transpose()
+
+    def item(self) -> float:
+        """The value of a one-element tensor as a Python float."""
+        if self.data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element; this one has shape {self.shape}")
+        return float(self.data.reshape(()))
+
+    def numpy(self) -> np.ndarray:
+        """The underlying array (shared, not copied)."""
+        return self.data
+
+    def detach(self) -> Tensor:
+        """A new leaf sharing ``data`` with this tensor, cut off from the graph."""
+        out = Tensor.__new__(Tensor)
+        out.data, out.grad, out.requires_grad = self.data, None, False
+        out._prev, out._op, out._backward = (), "", None
+        return out
+
+    def zero_grad(self) -> None:
+        """Forget the accumulated gradient (``grad = None``)."""
+        self.grad = None
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, separator=", ", prefix="Tensor(", precision=4)
+        extra = f", op='{self._op}'" if self._op else ""
+        if self.requires_grad and not self._op:
+            extra = ", requires_grad=True"
+        return f"Tensor({body}{extra})"
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    # ------------------------------------------------------------------ operators (provided)
+    def __add__(self, other: Any) -> Tensor:
+        return self.add(other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return _as_tensor(other).add(self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return self.sub(other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return _as_tensor(other).sub(self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return self.mul(other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return _as_tensor(other).mul(self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return self.div(other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return _as_tensor(other).div(self)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return self.pow(other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return _as_tensor(other).pow(self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return self.matmul(other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return _as_tensor(other).matmul(self)
+
+    def __neg__(self) -> Tensor:
+        return self.neg()
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return self.getitem(index)
+
+    # ================================================================== the engine
+    # @lab 00-tensor-skeleton
+
+    def _topological_order(self) -> list[Tensor]:
+        """Every node that needs a gradient and leads to ``self``, parents before children.
+
+        Iterative depth-first search with an explicit stack: a recursive one overflows Python's
+        call stack (limit ~1000) on a chain of 100,000 ops.
+        """
+        ### BEGIN SOLUTION
+        order: list[Tensor] = []
+        visited: set[int] = set()
+        stack: list[tuple[Tensor, bool]] = [(self, False)]
+        while stack:
+            node, children_done = stack.pop()
+            if children_done:  # all its parents are already in `order`
+                order.append(node)
+                continue
+            if id(node) in visited:
+                continue
+            visited.add(id(node))
+            if node._op and node._backward is None:
+                raise BackwardError(
+                    f"backward through a freed graph: the graph behind this '{node._op}' node was "
+                    "released by an earlier backward(); pass retain_graph=True to the first "
+                    "backward() to run backward twice, or recompute the forward pass"
+                )
+            stack.append((node, True))
+            for parent in node._prev:
+                if parent.requires_grad and id(parent) not in visited:
+                    stack.append((parent, False))
+        return order
+        ### END SOLUTION
+
+    def backward(self, grad: Any = None, retain_graph: bool = False) -> None:
+        """Fill ``.grad`` of every leaf that leads here with d(self)/d(leaf).
+
+        ``grad`` is the upstream gradient, with ``self``'s shape; it may be omitted only when
+        ``self`` has one element (the seed is then 1). Leaf gradients accumulate across calls
+        (call ``zero_grad``); an intermediate node's ``.grad`` holds the last pass's value.
+        The graph is freed afterwards, like PyTorch's, unless ``retain_graph=True``.
+        """
+        if not self.requires_grad:
+            raise BackwardError(
+                "backward() on a tensor that does not require grad: no input of the expression "
+                "was created with requires_grad=True (or it was computed under no_grad())"
+            )
+        if grad is None:
+            if self.data.size != 1:
+                raise BackwardError(
+                    f"backward() on a tensor of shape {self.shape} needs an explicit grad of that "
+                    "shape (the seed is only implicit for one-element outputs such as a loss), "
+                    f"e.g. t.backward(np.ones({self.shape}))"
+                )
+            seed = np.ones_like(self.data)
+        else:
+            seed = _as_array(grad)
+            if seed.shape != self.shape:
+                raise ShapeError(
+                    f"backward(grad): grad has shape {seed.shape} but the tensor has shape "
+                    f"{self.shape}; they must be equal"
+                )
+        ### BEGIN SOLUTION
+        order = self._topological_order()
+        for node in order:
+            if node._prev:  # intermediate nodes hold this pass's gradient only
+                node.grad = None
+        _accumulate(self, seed, seed)
+        for node in reversed(order):  # children before parents
+            if node._backward is None or node.grad is None:
+                continue  # a leaf, or no gradient reached it
+            grads = node._backward(node.grad)
+            for index, (parent, g) in enumerate(zip(node._prev, grads)):
+                if g is None or not parent.requires_grad:
+                    continue
+                g = unbroadcast(g, parent.data.shape)
+                if g.shape != parent.data.shape:
+                    raise GradShapeError(_grad_shape_message(node._op, index, g.shape, parent.shape))
+                _accumulate(parent, g, node.grad)
+            if not retain_graph:  # free the graph: intermediate arrays can now be released
+                node._prev, node._backward = (), None
+        ### END SOLUTION
+
+    # ================================================================== elementwise ops
+    # @lab 01-elementwise-ops
+
+    @shape_errors
+    def add(self, other: Any) -> Tensor:
+        """a + b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
+        other = _as_tensor(other)
+        ### BEGIN SOLUTION
+        out = Tensor._make(self.data + other.data, (self, other), "add")
+
+        def _backward(g):
+            return g, g
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    @shape_errors
+    def sub(self, other: Any) -> Tensor:
+        """a - b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
+        other = _as_tensor(other)
+        ### BEGIN SOLUTION
+        out = Tensor._make(self.data - other.data, (self, other), "sub")
+
+        def _backward(g):
+            return g, -g
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    @shape_errors
+    def mul(self, other: Any) -> Tensor:
+        """a * b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
+        other = _as_tensor(other)
+        ### BEGIN SOLUTION
+        a, b = self.data, other.data
+        out = Tensor._make(a * b, (self, other), "mul")
+
+        def _backward(g):
+            return g * b, g * a
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    @shape_errors
+    def div(self, other: Any) -> Tensor:
+        """a / b, elementwise with broadcasting; d/da = 1/b, d/db = -a/b². -> broadcast shape."""
+        other = _as_tensor(other)
+        ### BEGIN SOLUTION
+        a, b = self.data, other.data
+        out = Tensor._make(a / b, (self, other), "div")
+
+        def _backward(g):
+            return g / b, -g * a / (b * b)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def neg(self) -> Tensor:
+        """-a, elementwise. (...) -> (...)."""
+        ### BEGIN SOLUTION
+        out = Tensor._make(-self.data, (self,), "neg")
+
+        def _backward(g):
+            return (-g,)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    @shape_errors
+    def pow(self, other: Any) -> Tensor:
+        """a ** b with broadcasting; d/da = b·a^(b-1), d/db = a^b·ln a (needs a > 0)."""
+        other = _as_tensor(other)
+        ### BEGIN SOLUTION
+        a, b = self.data, other.data
+        out_data = a**b
+        out = Tensor._make(out_data, (self, other), "pow")
+        need_b = other.requires_grad  # ln a is undefined for a <= 0: only when b needs it
+
+        def _backward(g):
+            return g * b * a ** (b - 1), (g * out_data * np.log(a) if need_b else None)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def exp(self) -> Tensor:
+        """e^a, elementwise; its derivative is its own output. (...) -> (...)."""
+        ### BEGIN SOLUTION
+        out_data = np.exp(self.data)
+        out = Tensor._make(out_data, (self,), "exp")
+
+        def _backward(g):
+            return (g * out_data,)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def log(self) -> Tensor:
+        """ln a, elementwise (a > 0); d/da = 1/a. (...) -> (...)."""
+        ### BEGIN SOLUTION
+        a = self.data
+        out = Tensor._make(np.log(a), (self,), "log")
+
+        def _backward(g):
+            return (g / a,)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def sqrt(self) -> Tensor:
+        """√a, elementwise (a > 0); d/da = 1/(2√a). (...) -> (...)."""
+        ### BEGIN SOLUTION
+        out_data = np.sqrt(self.data)
+        out = Tensor._make(out_data, (self,), "sqrt")
+
+        def _backward(g):
+            return (g * 0.5 / out_data,)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def relu(self) -> Tensor:
+        """max(a, 0), elementwise; d/da = 1 if a > 0 else 0 (0 at the kink, as torch)."""
+        ### BEGIN SOLUTION
+        a = self.data
+        out = Tensor._make(np.maximum(a, 0.0), (self,), "relu")
+
+        def _backward(g):
+            return (g * (a > 0),)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def gelu(self, approximate: str = "none") -> Tensor:
+        """a·Φ(a), Φ the standard normal CDF; ``approximate='tanh'`` uses torch's tanh formula.
+
+        exact: d/da = Φ(a) + a·φ(a);  tanh: 0.5·a·(1 + tanh(u)), u = √(2/π)·(a + 0.044715·a³).
+        """
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+        ### BEGIN SOLUTION
+        a = self.data
+        if approximate == "tanh":
+            k = math.sqrt(2.0 / math.pi)
+            t = np.tanh(k * (a + 0.044715 * a**3))
+            out_data = 0.5 * a * (1.0 + t)
+            local = 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * k * (1.0 + 3 * 0.044715 * a * a)
+        else:
+            cdf = 0.5 * (1.0 + _erf(a / math.sqrt(2.0)))
+            out_data = a * cdf
+            local = cdf + a * np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)
+        out = Tensor._make(out_data, (self,), "gelu")
+
+        def _backward(g):
+            return (g * local,)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def tanh(self) -> Tensor:
+        """tanh a, elementwise; d/da = 1 - tanh²a. (...) -> (...)."""
+        ### BEGIN SOLUTION
+        t = np.tanh(self.data)
+        out = Tensor._make(t, (self,), "tanh")
+
+        def _backward(g):
+            return (g * (1.0 - t * t),)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def sigmoid(self) -> Tensor:
+        """σ(a) = 1/(1+e^-a), elementwise; d/da = σ(a)(1-σ(a)). (...) -> (...)."""
+        ### BEGIN SOLUTION
+        s = _sigmoid(self.data)
+        out = Tensor._make(s, (self,), "sigmoid")
+
+        def _backward(g):
+            return (g * s * (1.0 - s),)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    # ================================================================== reductions and shape ops
+    # @lab 02-reductions-and-shapes
+
+    @shape_errors
+    def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """Σ over ``axis`` (int, tuple or None = all). (...) -> reduced shape."""
+        ### BEGIN SOLUTION
+        shape, axes = self.shape, _axes(axis, self.ndim)
+        out = Tensor._make(self.data.sum(axis=axes, keepdims=keepdims), (self,), "sum")
+
+        def _backward(g):
+            if not keepdims:  # put the reduced axes back as 1s, then broadcast
+                g = np.expand_dims(g, axes)
+            return (np.broadcast_to(g, shape),)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """Σ over ``axis`` / number of elements summed. (...) -> reduced shape."""
+        ### BEGIN SOLUTION
+        count = math.prod(self.shape[a] for a in _axes(axis, self.ndim))
+        return self.sum(axis=axis, keepdims=keepdims) * (1.0 / count)
+        ### END SOLUTION
+
+    @shape_errors
+    def max(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """max over ``axis``; the gradient is split evenly among tied maxima (torch.amax)."""
+        ### BEGIN SOLUTION
+        a, axes = self.data, _axes(axis, self.ndim)
+        top = a.max(axis=axes, keepdims=True)
+        out_data = top if keepdims else np.squeeze(top, axis=axes)
+        out = Tensor._make(out_data, (self,), "max")
+
+        def _backward(g):
+            winners = a == top
+            share = g.reshape(top.shape) / winners.sum(axis=axes, keepdims=True)
+            return (winners * share,)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    @shape_errors
+    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
+        """The same elements in a new shape (``reshape(3, 5)`` or ``reshape((3, 5))``)."""
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = tuple(shape[0])
+        ### BEGIN SOLUTION
+        in_shape = self.shape
+        out = Tensor._make(self.data.reshape(shape), (self,), "reshape")
+
+        def _backward(g):
+            return (g.reshape(in_shape),)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    @shape_errors
+    def transpose(self, *axes: int | Sequence[int]) -> Tensor:
+        """Permute the axes (none given: reverse them). (d0, d1, ...) -> permuted shape."""
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = tuple(axes[0])
+        ### BEGIN SOLUTION
+        perm = tuple(axes) if axes else tuple(reversed(range(self.ndim)))
+        out = Tensor._make(self.data.transpose(perm), (self,), "transpose")
+        inverse = tuple(np.argsort(perm))
+
+        def _backward(g):
+            return (g.transpose(inverse),)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    @shape_errors
+    def broadcast_to(self, shape: Sequence[int]) -> Tensor:
+        """Expand to ``shape`` by broadcasting; backward is unbroadcast's job."""
+        ### BEGIN SOLUTION
+        out = Tensor._make(np.broadcast_to(self.data, tuple(shape)), (self,), "broadcast_to")
+
+        def _backward(g):
+            return (g,)  # at the output's shape: the engine sums it back down
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    def getitem(self, index: Any) -> Tensor:
+        """``a[index]``: slices, integers, integer arrays (repeated indices accumulate)."""
+        if isinstance(index, Tensor):
+            index = index.data.astype(np.intp)
+        elif isinstance(index, tuple):
+            index = tuple(i.data.astype(np.intp) if isinstance(i, Tensor) else i for i in index)
+        try:
+            selected = self.data[index]
+        except IndexError as err:
+            raise IndexError(f"getitem: {err} (tensor shape {self.shape}, index {index!r})") from None
+        ### BEGIN SOLUTION
+        shape = self.shape
+        out = Tensor._make(selected, (self,), "getitem")
+
+        def _backward(g):
+            full = np.zeros(shape)
+            np.add.at(full, index, g)  # += for every occurrence of a repeated index
+            return (full,)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    # ================================================================== matmul and softmax
+    # @lab 03-matmul-softmax-ce
+
+    @shape_errors
+    def matmul(self, other: Any) -> Tensor:
+        """a @ b with NumPy semantics: (..., N, K) @ (..., K, M) -> (..., N, M), 1-D allowed."""
+        other = _as_tensor(other)
+        ### BEGIN SOLUTION
+        a, b = self.data, other.data
+        out = Tensor._make(np.matmul(a, b), (self, other), "matmul")
+        need_a, need_b = self.requires_grad, other.requires_grad  # skip unneeded products
+
+        def _backward(g):
+            if a.ndim == 1 and b.ndim == 1:  # dot product: g is a scalar
+                return g * b, g * a
+            g = np.ascontiguousarray(g)  # a broadcast view would make BLAS copy or crawl
+            a2 = a[None, :] if a.ndim == 1 else a  # (1, K): NumPy's promotion of a 1-D left
+            b2 = b[:, None] if b.ndim == 1 else b  # (K, 1): ... and of a 1-D right operand
+            if a.ndim == 1:
+                g = g[..., None, :]  # (..., 1, M)
+            if b.ndim == 1:
+                g = g[..., None]  # (..., N, 1)
+            ga = g @ np.swapaxes(b2, -1, -2) if need_a else None  # (..., N, K)
+            gb = np.swapaxes(a2, -1, -2) @ g if need_b else None  # (..., K, M)
+            if a.ndim == 1 and ga is not None:
+                ga = ga[..., 0, :]  # drop the promoted axis; the engine sums the batch axes
+            if b.ndim == 1 and gb is not None:
+                gb = gb[..., 0]
+            return ga, gb
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    @shape_errors
+    def softmax(self, axis: int = -1) -> Tensor:
+        """e^a / Σ e^a along ``axis`` (the max is subtracted first). (...) -> (...)."""
+        ### BEGIN SOLUTION
+        e = np.exp(self.data - self.data.max(axis=axis, keepdims=True))
+        s = e / e.sum(axis=axis, keepdims=True)
+        out = Tensor._make(s, (self,), "softmax")
+
+        def _backward(g):
+            return (s * (g - (g * s).sum(axis=axis, keepdims=True)),)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    @shape_errors
+    def log_softmax(self, axis: int = -1) -> Tensor:
+        """a - log Σ e^a along ``axis``, through log-sum-exp. (...) -> (...)."""
+        ### BEGIN SOLUTION
+        z = self.data - self.data.max(axis=axis, keepdims=True)
+        out_data = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+        out = Tensor._make(out_data, (self,), "log_softmax")
+
+        def _backward(g):
+            return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+    # ================================================================== extension
+    # @lab 06-extension-silu
+
+    def silu(self) -> Tensor:
+        """a·σ(a) (a.k.a. swish); d/da = σ(a)·(1 + a·(1 - σ(a))). (...) -> (...)."""
+        ### BEGIN SOLUTION
+        a = self.data
+        s = _sigmoid(a)
+        out = Tensor._make(a * s, (self,), "silu")
+
+        def _backward(g):
+            return (g * s * (1.0 + a * (1.0 - s)),)
+
+        out._backward = _backward
+        return out
+        ### END SOLUTION
+
+
+# ====================================================================== module-level ops
+# @lab 01-elementwise-ops
+
+
+def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum ``grad`` down to ``shape``: the reverse of broadcasting ``shape`` to ``grad.shape``.
+
+    Aligned to the right, the leading axes ``grad`` has in excess are summed away, and so are
+    the axes where ``shape`` has 1 and ``grad`` does not. (4, 3) -> (3,): sum over axis 0.
+    Returns ``grad`` unchanged when no rule applies; the caller checks the final shape.
+    """
+    ### BEGIN SOLUTION
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra < 0:
+        return grad
+    if extra:
+        grad = grad.sum(axis=tuple(range(extra)))
+    ones = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if ones:
+        grad = grad.sum(axis=ones, keepdims=True)
+    return grad
+    ### END SOLUTION
+
+
+def _accumulate(node: Tensor, g: np.ndarray, grad_output: np.ndarray) -> None:
+    """``node.grad += g``, never in place and never aliasing another node's gradient."""
+    if node.grad is None:
+        # g may be a read-only broadcast view or the very array handed to a sibling
+        node.grad = g.copy() if (g is grad_output or g.base is not None) else g
+    else:
+        node.grad = node.grad + g
+
+
+# @lab 02-reductions-and-shapes
+
+
+@shape_errors
+def cat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """Join tensors along an existing ``axis``: (2,5), (3,5) -> (5,5) for axis=0."""
+    tensors = tuple(_as_tensor(t) for t in tensors)
+    ### BEGIN SOLUTION
+    out = Tensor._make(np.concatenate([t.data for t in tensors], axis=axis), tensors, "cat")
+    splits = np.cumsum([t.shape[axis] for t in tensors])[:-1]
+
+    def _backward(g):
+        return tuple(np.split(g, splits, axis=axis))
+
+    out._backward = _backward
+    return out
+    ### END SOLUTION
+
+
+@shape_errors
+def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """Join equally shaped tensors along a NEW ``axis``: 3 × (4,5) -> (3,4,5) for axis=0."""
+    tensors = tuple(_as_tensor(t) for t in tensors)
+    ### BEGIN SOLUTION
+    out = Tensor._make(np.stack([t.data for t in tensors], axis=axis), tensors, "stack")
+
+    def _backward(g):
+        return tuple(np.moveaxis(g, axis, 0))
+
+    out._backward = _backward
+    return out
+    ### END SOLUTION
+
+
+# @lab 03-matmul-softmax-ce
+
+
+def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
+    """Mean over the batch of -log softmax(logits)[i, targets[i]]: (N, C), (N,) ints -> ().
+
+    Fused through log-sum-exp, so logits of ±1e4 stay finite; the gradient with respect to
+    the logits is (softmax(logits) - onehot(targets)) / N.
+    """
+    logits = _as_tensor(logits)
+    targets = _class_targets(targets, logits.shape)
+    ### BEGIN SOLUTION
+    n = logits.shape[0]
+    rows = np.arange(n)
+    z = logits.data - logits.data.max(axis=1, keepdims=True)  # (N, C), max 0 per row
+    log_probs = z - np.log(np.exp(z).sum(axis=1, keepdims=True))  # (N, C)
+    out = Tensor._make(np.array(-log_probs[rows, targets].mean()), (logits,), "cross_entropy")
+
+    def _backward(g):
+        grad = np.exp(log_probs)  # softmax, (N, C)
+        grad[rows, targets] -= 1.0
+        return (grad * (g / n),)
+
+    out._backward = _backward
+    return out
+    ### END SOLUTION
+
+
+# ====================================================================== helpers (provided)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    """1/(1+e^-x) without overflow: e^-|x| never exceeds 1."""
+    z = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
+
+
+_erf_ufunc = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """The error function, elementwise, exact to float64 (NumPy has none; math.erf does)."""
+    return np.asarray(_erf_ufunc(x), dtype=np.float64)
+
+
+def _class_targets(targets: Any, logits_shape: tuple[int, ...]) -> np.ndarray:
+    """Validate class indices for ``cross_entropy``: an integer array of shape (N,), 0 <= t < C."""
+    if len(logits_shape) != 2:
+        raise ShapeError(
+            f"cross_entropy: logits must have shape (N, C), got {logits_shape}; "
+            "reshape a single example to (1, C)"
+        )
+    n, c = logits_shape
+    t = targets.data if isinstance(targets, Tensor) else np.asarray(targets)
+    if t.dtype.kind == "f" and np.all(np.isfinite(t)) and np.all(t == np.round(t)):
+        t = t.astype(np.intp)
+    if t.dtype.kind not in "iu":
+        raise TypeError(
+            "cross_entropy: targets must be integer class indices, got dtype "
+            f"{t.dtype} with values {np.asarray(t).ravel()[:5]}"
+        )
+    if t.shape != (n,):
+        raise ShapeError(
+            f"cross_entropy: targets must have shape ({n},) to match logits {logits_shape}, "
+            f"got {t.shape}"
+        )
+    bad = (t < 0) | (t >= c)
+    if bad.any():
+        raise ValueError(
+            f"cross_entropy: target values must lie in [0, {c}) for {c} classes; "
+            f"got {t[bad][:5].tolist()} at rows {np.flatnonzero(bad)[:5].tolist()}"
+        )
+    return t

@@ -1,0 +1,141 @@
+"""Errors raised by minitorch, and the messages that explain them.
+
+Course-provided: the learner does not edit this file. Every message names the op and the
+shapes involved, so a shape bug is read in one glance instead of in a NumPy traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+__all__ = [
+    "BackwardError",
+    "GradShapeError",
+    "ShapeError",
+    "broadcast_table",
+    "shape_errors",
+]
+
+Shape = tuple[int, ...]
+F = TypeVar("F", bound=Callable)
+
+
+class ShapeError(ValueError):
+    """Operands whose shapes do not fit the op (broadcasting, matmul, reshape, ...)."""
+
+
+class GradShapeError(RuntimeError):
+    """A backward rule returned a gradient that cannot be reduced to its input's shape."""
+
+
+class BackwardError(RuntimeError):
+    """backward() cannot run: no seed for a non-scalar output, a freed graph, no grad needed."""
+
+
+def _fmt(shape: Sequence[int]) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def broadcast_table(shapes: Sequence[Shape], names: Sequence[str] | None = None) -> str:
+    """The shapes aligned to the right, one column per axis, with the verdict per axis.
+
+    >>> print(broadcast_table([(4, 3), (2, 3)]))
+    axis      -2  -1
+    a          4   3
+    b          2   3
+    result     ✗   3
+    """
+    names = list(names) if names is not None else ["a", "b", "c", "d"][: len(shapes)]
+    ndim = max((len(s) for s in shapes), default=0)
+    padded = [(None,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    width = max([4] + [len(str(n)) for s in shapes for n in s]) + 1
+    label = max(6, *(len(n) for n in names)) + 2
+
+    def row(title: str, cells: Sequence[str]) -> str:
+        return title.ljust(label) + "".join(c.rjust(width) for c in cells)
+
+    lines = [row("axis", [str(i - ndim) for i in range(ndim)])]
+    for name, s in zip(names, padded):
+        lines.append(row(name, ["·" if n is None else str(n) for n in s]))
+    verdict = []
+    for column in zip(*padded):
+        sizes = {n for n in column if n is not None and n != 1}
+        if len(sizes) > 1:
+            verdict.append("✗")
+        else:
+            verdict.append(str(sizes.pop() if sizes else 1))
+    lines.append(row("result", verdict))
+    return "\n".join(lines)
+
+
+def broadcast_message(op: str, shapes: Sequence[Shape]) -> str:
+    """Explain why ``shapes`` cannot be broadcast together in ``op``."""
+    ndim = max(len(s) for s in shapes)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]
+    bad = [
+        f"axis {i - ndim}: sizes {' vs '.join(str(p[i]) for p in padded)}"
+        for i in range(ndim)
+        if len({p[i] for p in padded if p[i] != 1}) > 1
+    ]
+    return (
+        f"{op}: shapes {' and '.join(_fmt(s) for s in shapes)} cannot be broadcast together "
+        f"({'; '.join(bad)}: two axes broadcast only if they are equal or one of them is 1).\n"
+        "Shapes aligned to the right:\n" + broadcast_table(shapes)
+    )
+
+
+def matmul_message(a: Shape, b: Shape) -> str:
+    """Explain why ``a @ b`` is undefined, naming both shapes and the clashing axes."""
+    if len(a) == 0 or len(b) == 0:
+        return f"matmul: operands must have at least 1 dimension, got {_fmt(a)} @ {_fmt(b)}"
+    k_a = a[-1]
+    k_b = b[0] if len(b) == 1 else b[-2]
+    if k_a != k_b:
+        return (
+            f"matmul: {_fmt(a)} @ {_fmt(b)}: the contracted dimensions differ "
+            f"(last axis of the left operand is {k_a}, "
+            f"{'the only' if len(b) == 1 else 'second-to-last'} axis of the right one is {k_b})"
+        )
+    batch_a, batch_b = a[:-2], b[:-2]
+    return (
+        f"matmul: {_fmt(a)} @ {_fmt(b)}: batch dimensions {_fmt(batch_a)} and {_fmt(batch_b)} "
+        "cannot be broadcast together.\n" + broadcast_table([batch_a, batch_b])
+    )
+
+
+def shape_errors(method: F) -> F:
+    """Decorate an op so NumPy's shape errors come out as a ShapeError naming the shapes.
+
+    The op's name is the method's name; every Tensor argument's shape goes into the message.
+    Costs one Python call per op and nothing else on the happy path.
+    """
+    op = method.__name__.strip("_")
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except ValueError as err:
+            if isinstance(err, ShapeError):
+                raise
+            shapes = [a.shape for a in args if hasattr(a, "_prev") and hasattr(a, "shape")]
+            if op == "matmul" and len(shapes) == 2:
+                message = matmul_message(*shapes)
+            elif "broadcast" in str(err) and len(shapes) >= 2:
+                message = broadcast_message(op, shapes)
+            else:
+                message = f"{op}: {err} (input shapes: {', '.join(_fmt(s) for s in shapes)})"
+            raise ShapeError(message) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def grad_shape_message(op: str, index: int, grad: Shape, expected: Shape) -> str:
+    """Explain a backward rule that returned a gradient of the wrong shape."""
+    return (
+        f"{op}: backward returned a gradient of shape {_fmt(grad)} for input {index}, "
+        f"whose shape is {_fmt(expected)}; unbroadcast cannot reduce one to the other. "
+        "A backward rule must return each gradient at the output's shape (or the input's)."
+    )
