@@ -1,0 +1,152 @@
+"""The chapter's theory (theory/*.md, theory/en/*.md): mirrored structure and runnable examples.
+
+Every fenced ```python block of a theory file runs against the reference engine, in file
+order, all blocks of one file sharing one namespace. Non-runnable sketches use ```text.
+"""
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+THEORY_ES = ROOT / "theory"
+THEORY_EN = THEORY_ES / "en"
+ANSWERS_ES = ROOT / "solutions" / "theory"
+ANSWERS_EN = ANSWERS_ES / "en"
+THEORY_NUMBERS = ["00", "01", "02", "03", "04"]
+
+FENCE = re.compile(r"^\s*(```|~~~)")
+HEADING = re.compile(r"^(#{1,6})\s+\S")
+SELF_CHECK = {"es": "Autoevaluación", "en": "Self-check"}
+
+
+def _md_files(folder):
+    return sorted(p.name for p in folder.glob("*.md"))
+
+
+def _parse(path):
+    """Return (headings, display_math_count, python_blocks) of a Markdown file.
+
+    headings: list of (level, text) outside fenced code; display_math_count: number of `$$`
+    delimiters outside fenced code; python_blocks: list of (first_code_line_number, source).
+    """
+    headings, math_delims, blocks = [], 0, []
+    fence, lang, start, body = None, None, 0, []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        match = FENCE.match(line)
+        if fence is None:
+            if match:
+                fence = match.group(1)
+                lang = line.strip()[3:].strip().split(" ")[0].lower()
+                start, body = number + 1, []
+                continue
+            heading = HEADING.match(line)
+            if heading:
+                headings.append((len(heading.group(1)), line[len(heading.group(1)):].strip()))
+            math_delims += line.count("$$")
+        elif match and line.strip() == fence:
+            if lang == "python":
+                blocks.append((start, "\n".join(body) + "\n"))
+            fence = None
+        else:
+            body.append(line)
+    assert fence is None, f"{path}: unclosed code fence"
+    return headings, math_delims, blocks
+
+
+def _theory_files():
+    return [THEORY_ES / n for n in _md_files(THEORY_ES)] + [
+        THEORY_EN / n for n in _md_files(THEORY_EN)
+    ]
+
+
+def _rel(path):
+    return str(path.relative_to(ROOT))
+
+
+def test_both_languages_have_the_same_files():
+    es, en = _md_files(THEORY_ES), _md_files(THEORY_EN)
+    assert es, "theory/ has no .md files"
+    assert es == en, (
+        f"only in theory/: {sorted(set(es) - set(en))}; only in theory/en/: {sorted(set(en) - set(es))}"
+    )
+
+
+@pytest.mark.parametrize("name", _md_files(THEORY_ES))
+def test_mirror_has_the_same_structure(name):
+    es_path, en_path = THEORY_ES / name, THEORY_EN / name
+    if not en_path.exists():
+        pytest.fail(f"theory/en/{name} is missing")
+    es_head, es_math, _ = _parse(es_path)
+    en_head, en_math, _ = _parse(en_path)
+    es_levels = [level for level, _ in es_head]
+    en_levels = [level for level, _ in en_head]
+    assert es_levels == en_levels, (
+        f"{name}: heading levels differ\n  es: {es_levels}\n  en: {en_levels}\n"
+        f"  es headings: {[t for _, t in es_head]}\n  en headings: {[t for _, t in en_head]}"
+    )
+    assert es_math % 2 == 0, f"theory/{name}: odd number of $$ delimiters ({es_math})"
+    assert en_math % 2 == 0, f"theory/en/{name}: odd number of $$ delimiters ({en_math})"
+    assert es_math == en_math, (
+        f"{name}: {es_math // 2} display-math blocks in Spanish, {en_math // 2} in English"
+    )
+
+
+@pytest.mark.parametrize("path", _theory_files(), ids=_rel)
+def test_numbered_documents_end_with_self_check(path):
+    if not re.match(r"\d\d-", path.name):
+        pytest.skip("not a numbered theory document")
+    lang = "en" if path.parent == THEORY_EN else "es"
+    headings, _, _ = _parse(path)
+    assert headings, f"{_rel(path)} has no headings"
+    level, text = headings[-1]
+    assert level == 2 and text == SELF_CHECK[lang], (
+        f"{_rel(path)}: the last heading must be '## {SELF_CHECK[lang]}', got '{'#' * level} {text}'"
+    )
+
+
+@pytest.mark.parametrize("lang_dir", [ANSWERS_ES, ANSWERS_EN], ids=["es", "en"])
+@pytest.mark.parametrize("number", THEORY_NUMBERS)
+def test_answers_exist(lang_dir, number):
+    path = lang_dir / f"answers-{number}.md"
+    assert path.is_file(), f"missing {_rel(path)}"
+    assert path.read_text(encoding="utf-8").strip(), f"{_rel(path)} is empty"
+
+
+@pytest.fixture(scope="module")
+def reference_minitorch():
+    """Import minitorch with the reference engine, or skip with a clear message."""
+    if "minitorch" not in sys.modules:
+        os.environ.setdefault("MINITORCH_IMPL", "reference")
+        src = str(ROOT / "src")
+        if src not in sys.path:
+            sys.path.insert(0, src)
+    import minitorch
+
+    if getattr(minitorch, "IMPLEMENTATION", None) != "reference":
+        pytest.skip(
+            "theory examples run against the reference engine, but minitorch was imported with "
+            f"IMPLEMENTATION={getattr(minitorch, 'IMPLEMENTATION', None)!r}; "
+            "run with MINITORCH_IMPL=reference (as `make test` does)"
+        )
+    return minitorch
+
+
+@pytest.mark.parametrize("path", _theory_files(), ids=_rel)
+def test_python_blocks_run(path, reference_minitorch):
+    _, _, blocks = _parse(path)
+    if not blocks:
+        pytest.skip("no python blocks")
+    namespace = {"__name__": f"theory_{path.stem.replace('-', '_')}"}
+    for line, source in blocks:
+        where = f"{_rel(path)}:{line}"
+        padded = "\n" * (line - 1) + source  # tracebacks then show the .md file's line numbers
+        try:
+            exec(compile(padded, _rel(path), "exec"), namespace)  # noqa: S102 - our own docs
+        except Exception as exc:  # re-raised with the block's location
+            raise AssertionError(
+                f"python block starting at {where} failed: {type(exc).__name__}: {exc}"
+            ) from exc
