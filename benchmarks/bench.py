@@ -1,0 +1,784 @@
+"""make bench: how fast is minitorch next to raw NumPy, PyTorch and MyGrad?
+
+Every workload is written once per engine (the tables ``WORKLOADS`` and ``*_numpy``,
+``*_minitorch``, ``*_torch``, ``*_mygrad`` below). Before anything is timed, every engine runs one
+step and its loss and every gradient must agree with raw NumPy's (float64, ``rtol=atol=1e-7``,
+the float64 defaults of ``torch.testing.assert_close``). Then the engines are timed in turns,
+interleaved repetition by repetition in this one process, and the table shows medians and each
+engine's ratio to raw NumPy: hand-written forward and backward with no graph, the floor.
+
+    python benchmarks/bench.py                 # full run (< 3 min), writes results/bench.{json,png}
+    python benchmarks/bench.py --only W1,W4    # some workloads
+    python benchmarks/bench.py --smoke         # tiny sizes, one repetition: do the engines agree?
+
+Run it against the reference engine with ``MINITORCH_IMPL=reference PYTHONPATH=src``.
+PyTorch and MyGrad are imported here only; an engine that cannot be imported is skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import itertools
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ENGINES = ("numpy", "minitorch", "torch", "mygrad")
+LR = 0.05  # SGD learning rate of W2 and W3
+RTOL = ATOL = 1e-7  # agreement tolerance: torch.testing.assert_close's float64 defaults
+DEFAULT_OUT = Path(__file__).resolve().parent / "results"
+
+# A step returns (loss as a float, [gradients as float64 ndarrays]) and is timed as a whole.
+Step = Callable[[], tuple[float, list[np.ndarray]]]
+
+
+# ====================================================================== W1, W6: a chain of ops
+# h <- exp(tanh((h + y) * y)), repeated: 4 ops per block, values stay in (0.3, 2.8).
+
+
+def chain_inputs(rng, n_ops, shape):
+    return {"x": rng.uniform(-1, 1, shape), "y": rng.uniform(0.2, 0.8, shape), "n_ops": n_ops}
+
+
+def chain_forward_numpy(x, y, n_ops):
+    """The chain in plain NumPy, keeping what the hand-written backward needs."""
+    saved = []
+    h = x
+    for _ in range(n_ops // 4):
+        a = h + y
+        t = np.tanh(a * y)
+        h = np.exp(t)
+        saved.append((a, t, h))
+    return h, saved
+
+
+def chain_numpy(inputs) -> Step:
+    x, y, n_ops = inputs["x"], inputs["y"], inputs["n_ops"]
+
+    def step():
+        h, saved = chain_forward_numpy(x, y, n_ops)
+        loss = h.sum()
+        dh, dy = np.ones_like(h), np.zeros_like(y)
+        for a, t, e in reversed(saved):
+            db = dh * e * (1.0 - t * t)  # through exp, then tanh
+            dy += db * a  # b = a * y
+            da = db * y
+            dy += da  # a = h + y
+            dh = da
+        return float(loss), [dh, dy]
+
+    return step
+
+
+def chain_forward(x, y, n_ops, tanh, exp):
+    """The chain for every graph engine: ``tanh`` and ``exp`` are the engine's functions."""
+    h = x
+    for _ in range(n_ops // 4):
+        h = exp(tanh((h + y) * y))
+    return h
+
+
+def chain_minitorch(inputs) -> Step:
+    import minitorch as mt
+
+    x = mt.Tensor(inputs["x"], requires_grad=True)
+    y = mt.Tensor(inputs["y"], requires_grad=True)
+
+    def step():
+        x.grad = y.grad = None
+        loss = chain_forward(x, y, inputs["n_ops"], mt.Tensor.tanh, mt.Tensor.exp).sum()
+        loss.backward()
+        return loss.item(), [x.grad, y.grad]
+
+    return step
+
+
+def chain_torch(inputs) -> Step:
+    import torch
+
+    x = torch.tensor(inputs["x"], requires_grad=True)
+    y = torch.tensor(inputs["y"], requires_grad=True)
+
+    def step():
+        x.grad = y.grad = None
+        loss = chain_forward(x, y, inputs["n_ops"], torch.tanh, torch.exp).sum()
+        loss.backward()
+        return loss.item(), [x.grad.numpy(), y.grad.numpy()]
+
+    return step
+
+
+def chain_mygrad(inputs) -> Step:
+    import mygrad as mg
+
+    x, y = mg.tensor(inputs["x"]), mg.tensor(inputs["y"])
+
+    def step():  # MyGrad clears a tensor's old gradient when it enters a new graph
+        loss = chain_forward(x, y, inputs["n_ops"], mg.tanh, mg.exp).sum()
+        loss.backward()
+        return loss.item(), [x.grad, y.grad]
+
+    return step
+
+
+# ====================================================================== W2, W3: MLP training steps
+# Linear layers (W, b) with tanh or ReLU between them, softmax cross-entropy, one SGD step.
+
+
+def mlp_inputs(rng, batch, sizes, activation):
+    params = []
+    for fan_in, fan_out in itertools.pairwise(sizes):
+        params.append(rng.standard_normal((fan_in, fan_out)) / np.sqrt(fan_in))  # W
+        params.append(0.1 * rng.standard_normal(fan_out))  # b
+    return {
+        "X": rng.standard_normal((batch, sizes[0])),
+        "targets": rng.integers(0, sizes[-1], batch),
+        "params": params,
+        "activation": activation,
+    }
+
+
+def mlp_numpy(inputs) -> Step:
+    X, targets, tanh = inputs["X"], inputs["targets"], inputs["activation"] == "tanh"
+    params = [p.copy() for p in inputs["params"]]
+    layers = [(params[i], params[i + 1]) for i in range(0, len(params), 2)]
+    n, rows = len(targets), np.arange(len(targets))
+
+    def step():
+        acts = [X]  # the input of every layer, then the logits
+        for i, (W, b) in enumerate(layers):
+            z = acts[-1] @ W + b
+            if i < len(layers) - 1:
+                z = np.tanh(z) if tanh else np.maximum(z, 0.0)
+            acts.append(z)
+        z = acts[-1] - acts[-1].max(axis=1, keepdims=True)
+        log_probs = z - np.log(np.exp(z).sum(axis=1, keepdims=True))  # (N, C)
+        loss = -log_probs[rows, targets].mean()
+
+        dz = np.exp(log_probs)  # d loss / d logits = (softmax - onehot) / N
+        dz[rows, targets] -= 1.0
+        dz /= n
+        grads = []
+        for i in reversed(range(len(layers))):
+            W, a = layers[i][0], acts[i]
+            grads[:0] = [a.T @ dz, dz.sum(axis=0)]
+            if i > 0:
+                da = dz @ W.T
+                dz = da * (1.0 - a * a) if tanh else da * (a > 0)
+        for p, g in zip(params, grads):
+            p -= LR * g
+        return float(loss), grads
+
+    return step
+
+
+def mlp_minitorch(inputs) -> Step:
+    import minitorch as mt
+
+    X, targets = mt.Tensor(inputs["X"]), inputs["targets"]
+    params = [mt.Tensor(p, requires_grad=True) for p in inputs["params"]]
+    act = mt.Tensor.tanh if inputs["activation"] == "tanh" else mt.Tensor.relu
+
+    def step():
+        h = X
+        for i in range(0, len(params), 2):
+            h = h @ params[i] + params[i + 1]
+            if i < len(params) - 2:
+                h = act(h)
+        loss = mt.cross_entropy(h, targets)
+        loss.backward()
+        grads = [p.grad for p in params]
+        for p in params:
+            p.data -= LR * p.grad
+            p.grad = None
+        return loss.item(), grads
+
+    return step
+
+
+def mlp_torch(inputs) -> Step:
+    import torch
+
+    X, targets = torch.tensor(inputs["X"]), torch.tensor(inputs["targets"])
+    params = [torch.tensor(p, requires_grad=True) for p in inputs["params"]]
+    act = torch.tanh if inputs["activation"] == "tanh" else torch.relu
+
+    def step():
+        h = X
+        for i in range(0, len(params), 2):
+            h = h @ params[i] + params[i + 1]
+            if i < len(params) - 2:
+                h = act(h)
+        loss = torch.nn.functional.cross_entropy(h, targets)
+        loss.backward()
+        grads = [p.grad.numpy() for p in params]
+        with torch.no_grad():
+            for p in params:
+                p -= LR * p.grad
+                p.grad = None
+        return loss.item(), grads
+
+    return step
+
+
+def mlp_mygrad(inputs) -> Step:
+    import mygrad as mg
+    from mygrad.nnet.activations import relu
+    from mygrad.nnet.losses import softmax_crossentropy
+
+    X, targets = mg.Tensor(inputs["X"], constant=True), inputs["targets"]
+    params = [mg.tensor(p) for p in inputs["params"]]
+    act = mg.tanh if inputs["activation"] == "tanh" else relu
+
+    def step():
+        h = X
+        for i in range(0, len(params), 2):
+            h = h @ params[i] + params[i + 1]
+            if i < len(params) - 2:
+                h = act(h)
+        loss = softmax_crossentropy(h, targets)
+        loss.backward()
+        grads = [p.grad for p in params]
+        for p in params:
+            p.data[...] -= LR * p.grad
+        return loss.item(), grads
+
+    return step
+
+
+# ====================================================================== W4: (A @ B).sum()
+
+
+def matmul_inputs(rng, n):
+    return {"A": rng.standard_normal((n, n)), "B": rng.standard_normal((n, n))}
+
+
+def matmul_numpy(inputs) -> Step:
+    A, B = inputs["A"], inputs["B"]
+
+    def step():
+        loss = (A @ B).sum()
+        G = np.ones((A.shape[0], B.shape[1]))  # d loss / d (A @ B), contiguous
+        return float(loss), [G @ B.T, A.T @ G]  # exactly three matrix products
+
+    return step
+
+
+def matmul_minitorch(inputs) -> Step:
+    import minitorch as mt
+
+    A, B = mt.Tensor(inputs["A"], requires_grad=True), mt.Tensor(inputs["B"], requires_grad=True)
+
+    def step():
+        A.grad = B.grad = None
+        loss = (A @ B).sum()
+        loss.backward()
+        return loss.item(), [A.grad, B.grad]
+
+    return step
+
+
+def matmul_torch(inputs) -> Step:
+    import torch
+
+    A = torch.tensor(inputs["A"], requires_grad=True)
+    B = torch.tensor(inputs["B"], requires_grad=True)
+
+    def step():
+        A.grad = B.grad = None
+        loss = (A @ B).sum()
+        loss.backward()
+        return loss.item(), [A.grad.numpy(), B.grad.numpy()]
+
+    return step
+
+
+def matmul_mygrad(inputs) -> Step:
+    import mygrad as mg
+
+    A, B = mg.tensor(inputs["A"]), mg.tensor(inputs["B"])
+
+    def step():
+        loss = (A @ B).sum()
+        loss.backward()
+        return loss.item(), [A.grad, B.grad]
+
+    return step
+
+
+# ====================================================================== W5: broadcasting
+# ((x + y) * z).sum(axis=1).mean() with x (B,1,D), y (1,M,D), z (D,).
+
+
+def broadcast_inputs(rng, b, m, d):
+    return {
+        "x": rng.standard_normal((b, 1, d)),
+        "y": rng.standard_normal((1, m, d)),
+        "z": rng.standard_normal(d),
+    }
+
+
+def broadcast_numpy(inputs) -> Step:
+    x, y, z = inputs["x"], inputs["y"], inputs["z"]
+
+    def step():
+        s = x + y  # (B, M, D)
+        r = (s * z).sum(axis=1)  # (B, D)
+        loss = r.mean()
+        dr = np.full(r.shape, 1.0 / r.size)  # (B, D)
+        dp = dr[:, None, :]  # (B, 1, D): broadcasts over M below
+        ds = dp * z  # (B, 1, D)
+        dz = (dp * s).sum(axis=(0, 1))  # (D,)
+        dx = np.broadcast_to(ds, s.shape).sum(axis=1, keepdims=True)  # (B, 1, D)
+        dy = np.broadcast_to(ds, s.shape).sum(axis=0, keepdims=True)  # (1, M, D)
+        return float(loss), [dx, dy, dz]
+
+    return step
+
+
+def broadcast_minitorch(inputs) -> Step:
+    import minitorch as mt
+
+    x, y, z = (mt.Tensor(inputs[k], requires_grad=True) for k in "xyz")
+
+    def step():
+        x.grad = y.grad = z.grad = None
+        loss = ((x + y) * z).sum(axis=1).mean()
+        loss.backward()
+        return loss.item(), [x.grad, y.grad, z.grad]
+
+    return step
+
+
+def broadcast_torch(inputs) -> Step:
+    import torch
+
+    x, y, z = (torch.tensor(inputs[k], requires_grad=True) for k in "xyz")
+
+    def step():
+        x.grad = y.grad = z.grad = None
+        loss = ((x + y) * z).sum(dim=1).mean()
+        loss.backward()
+        return loss.item(), [x.grad.numpy(), y.grad.numpy(), z.grad.numpy()]
+
+    return step
+
+
+def broadcast_mygrad(inputs) -> Step:
+    import mygrad as mg
+
+    x, y, z = (mg.tensor(inputs[k]) for k in "xyz")
+
+    def step():
+        loss = ((x + y) * z).sum(axis=1).mean()
+        loss.backward()
+        return loss.item(), [x.grad, y.grad, z.grad]
+
+    return step
+
+
+# ====================================================================== the table of workloads
+
+
+@dataclass
+class Workload:
+    name: str
+    title: str
+    make_inputs: Callable  # (rng, **size) -> inputs
+    size: dict  # full run
+    smoke: dict  # --smoke
+    engines: dict  # engine name -> (inputs -> Step)
+    grad_names: list
+    unit: str = "ms/step"
+    reps: int = 9  # timed repetitions (interleaved across engines)
+    inner: int = 1  # steps per repetition
+    results: dict = field(default_factory=dict)
+
+
+def _table(prefix):
+    return {e: globals()[f"{prefix}_{e}"] for e in ENGINES}
+
+
+WORKLOADS = {
+    w.name: w
+    for w in [
+        Workload("W1", "200-op chain on (3,5), fwd+bwd", chain_inputs,
+                 {"n_ops": 200, "shape": (3, 5)}, {"n_ops": 20, "shape": (3, 5)},
+                 _table("chain"), ["x", "y"], unit="µs/op", reps=15, inner=10),
+        Workload("W2", "toy MLP 23-64-5 tanh, batch 600, SGD", mlp_inputs,
+                 {"batch": 600, "sizes": (23, 64, 5), "activation": "tanh"},
+                 {"batch": 60, "sizes": (23, 64, 5), "activation": "tanh"},
+                 _table("mlp"), ["W1", "b1", "W2", "b2"], reps=15, inner=10),
+        Workload("W3", "MLP 784-512-512-10 ReLU, batch 256, SGD", mlp_inputs,
+                 {"batch": 256, "sizes": (784, 512, 512, 10), "activation": "relu"},
+                 {"batch": 16, "sizes": (784, 32, 32, 10), "activation": "relu"},
+                 _table("mlp"), ["W1", "b1", "W2", "b2", "W3", "b3"], reps=11, inner=3),
+        Workload("W4", "(1024,1024) @ (1024,1024), sum, fwd+bwd", matmul_inputs,
+                 {"n": 1024}, {"n": 64}, _table("matmul"), ["A", "B"], reps=9),
+        Workload("W5", "(64,1,32)+(1,48,32), *(32,), sum(1), mean", broadcast_inputs,
+                 {"b": 64, "m": 48, "d": 32}, {"b": 4, "m": 3, "d": 2},
+                 _table("broadcast"), ["x", "y", "z"], reps=15, inner=20),
+        Workload("W6", "100,000-op chain on (4,), fwd+bwd", chain_inputs,
+                 {"n_ops": 100_000, "shape": (4,)}, {"n_ops": 2_000, "shape": (4,)},
+                 _table("chain"), ["x", "y"], unit="µs/op", reps=3),
+    ]
+}  # fmt: skip
+
+# The reference engine's goals (issue 7): ratio to raw NumPy, medians of the same run.
+GOAL_RATIO = {"W1": 4.0, "W2": 1.25, "W3": 1.05, "W4": 1.03, "W5": 1.15, "W6": 8.0}
+GOAL_BYTES_PER_OP = 1024  # W6: memory per graph node
+GOAL_DEPTH_SLOWDOWN = 1.5  # W6 per-op cost within 1.5x of W1's
+
+
+# ====================================================================== running
+
+
+class DisagreementError(AssertionError):
+    pass
+
+
+def available_engines() -> tuple[list[str], dict[str, str]]:
+    """The engines that import, and why the others were skipped."""
+    ok, skipped = [], {}
+    for name in ENGINES:
+        try:
+            importlib.import_module(name)
+            ok.append(name)
+        except Exception as err:  # noqa: BLE001 - any import failure means "skip it"
+            skipped[name] = f"{type(err).__name__}: {err}"
+    return ok, skipped
+
+
+def check_agreement(workload: str, engine: str, got, expected, grad_names) -> None:
+    """Raise DisagreementError naming the output unless ``got`` matches raw NumPy's."""
+    (loss, grads), (ref_loss, ref_grads) = got, expected
+    pairs = [("loss", np.asarray(loss), np.asarray(ref_loss))]
+    pairs += [(f"grad {n}", np.asarray(g), r) for n, g, r in zip(grad_names, grads, ref_grads)]
+    if len(grads) != len(ref_grads):
+        raise DisagreementError(f"{workload} {engine}: {len(grads)} gradients, expected {len(ref_grads)}")
+    for what, g, r in pairs:
+        try:
+            np.testing.assert_allclose(g, r, rtol=RTOL, atol=ATOL, strict=True)
+        except AssertionError as err:
+            raise DisagreementError(f"{workload} {engine}: {what} differs from raw NumPy:{err}") from None
+
+
+def time_step(step: Step, inner: int) -> float:
+    """Seconds per step, over ``inner`` steps."""
+    gc.collect()
+    start = time.perf_counter()
+    for _ in range(inner):
+        step()
+    return (time.perf_counter() - start) / inner
+
+
+def run_workload(w: Workload, engines: list[str], smoke: bool, failures: list[str]) -> None:
+    """Agreement first (one step per engine, also the warm-up), then interleaved timing."""
+    size = w.smoke if smoke else w.size
+    steps = {}
+    reference = None
+    for engine in engines:
+        step = w.engines[engine](w.make_inputs(np.random.default_rng(0), **size))
+        try:
+            out = step()
+            if engine == "numpy":
+                reference = out
+            else:
+                check_agreement(w.name, engine, out, reference, w.grad_names)
+            steps[engine] = step
+        except Exception as err:  # noqa: BLE001 - report and drop the engine, keep benchmarking
+            failures.append(f"{w.name} {engine}: {type(err).__name__}: {err}")
+            w.results[engine] = {"error": f"{type(err).__name__}: {str(err)[:200]}"}
+    reps, inner = (1, 1) if smoke else (w.reps, w.inner)
+    samples = {engine: [] for engine in steps}
+    for rep in range(reps):
+        order = list(steps)[rep % len(steps):] + list(steps)[: rep % len(steps)]  # rotate
+        for engine in order:
+            samples[engine].append(time_step(steps[engine], inner))
+    per = size.get("n_ops", 1)
+    scale = 1e6 / per if w.unit == "µs/op" else 1e3
+    floor = statistics.median(samples["numpy"]) if "numpy" in samples else None
+    for engine, s in samples.items():
+        median = statistics.median(s)
+        w.results[engine] = {
+            "median": median * scale,
+            "samples": [x * scale for x in s],
+            "ratio": median / floor if floor else None,
+        }
+
+
+def rss_bytes() -> int:
+    """Resident memory of this process (Linux /proc; elsewhere the peak, from getrusage)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024
+
+
+def memory_probe(engine: str, n_ops: int) -> dict:
+    """In THIS (fresh) process: memory growth per op of a forward chain whose graph is kept."""
+    rng = np.random.default_rng(0)
+    x, y = rng.uniform(-1, 1, 4), rng.uniform(0.2, 0.8, 4)
+    if engine == "numpy":
+        forward = chain_forward_numpy
+    else:
+        mod = importlib.import_module(engine)
+        if engine == "minitorch":
+            x, y = mod.Tensor(x, requires_grad=True), mod.Tensor(y, requires_grad=True)
+            tanh, exp = mod.Tensor.tanh, mod.Tensor.exp
+        elif engine == "torch":
+            x, y = mod.tensor(x, requires_grad=True), mod.tensor(y, requires_grad=True)
+            tanh, exp = mod.tanh, mod.exp
+        else:
+            x, y = mod.tensor(x), mod.tensor(y)
+            tanh, exp = mod.tanh, mod.exp
+
+        def forward(x, y, n):
+            return chain_forward(x, y, n, tanh, exp)
+
+    forward(x, y, 400)  # warm up: first-call allocations are not the graph's
+    gc.collect()
+    before = rss_bytes()
+    graph = forward(x, y, n_ops)
+    after = rss_bytes()
+    del graph
+    return {"bytes_per_op": (after - before) / n_ops, "n_ops": n_ops}
+
+
+def measure_memory(engines: list[str], n_ops: int) -> dict:
+    """Run ``memory_probe`` for each engine in a fresh Python process."""
+    out = {}
+    for engine in engines:
+        cmd = [sys.executable, __file__, "--memory-probe", engine, "--ops", str(n_ops)]
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
+        if proc.returncode == 0:
+            out[engine] = json.loads(proc.stdout.strip().splitlines()[-1])
+        else:
+            out[engine] = {"error": proc.stderr.strip().splitlines()[-1:]}
+    return out
+
+
+def thread_info(engines: list[str]) -> dict:
+    """How many threads each engine's BLAS / intra-op pool uses, as far as we can tell."""
+    info = {"cpus": os.cpu_count()}
+    info["env"] = {
+        k: os.environ[k]
+        for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                  "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+                  "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+        if k in os.environ
+    }  # fmt: skip
+    blas = numpy_blas_threads()
+    for engine in engines:
+        if engine in ("numpy", "minitorch", "mygrad"):
+            info[engine] = f"NumPy's BLAS: {blas}"
+        elif engine == "torch":
+            import torch
+
+            lib = "MKL" if torch.backends.mkl.is_available() else "its own BLAS"
+            info[engine] = f"{torch.get_num_threads()} intra-op threads ({lib})"
+    return info
+
+
+def numpy_blas_threads() -> str:
+    """The thread count of NumPy's BLAS, via threadpoolctl if installed, else OpenBLAS itself."""
+    try:
+        from threadpoolctl import threadpool_info
+
+        pools = [p for p in threadpool_info() if p["user_api"] == "blas"]
+        return ", ".join(f"{p['internal_api']} {p['num_threads']} threads" for p in pools)
+    except ImportError:
+        pass
+    import ctypes
+
+    libs = Path(np.__file__).parent.parent / "numpy.libs"  # where NumPy's wheel bundles OpenBLAS
+    for lib in sorted(libs.glob("*openblas*")):
+        dll = ctypes.CDLL(str(lib))
+        for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads"):
+            if hasattr(dll, name):
+                return f"OpenBLAS {getattr(dll, name)()} threads"
+    return "unknown threads"
+
+
+# ====================================================================== reporting
+
+
+def goal_lines(results: dict, memory: dict) -> list[str]:
+    """One line per goal of the reference engine: measured, goal, met or not."""
+    lines = []
+
+    def line(what, value, goal, fmt):
+        if value is None:
+            lines.append(f"  {what:<44} {'n/a':>9}   goal {fmt.format(goal):>8}   -")
+        else:
+            verdict = "met" if value <= goal else "NOT met"
+            lines.append(f"  {what:<44} {fmt.format(value):>9}   goal {fmt.format(goal):>8}   {verdict}")
+
+    def get(w, engine, key):
+        return results.get(w, {}).get(engine, {}).get(key)
+
+    for w, goal in GOAL_RATIO.items():
+        if w in results:
+            line(f"{w} minitorch / numpy", get(w, "minitorch", "ratio"), goal, "{:.2f}x")
+    if get("W1", "minitorch", "median") and get("W1", "torch", "median"):
+        mt_, pt = get("W1", "minitorch", "median"), get("W1", "torch", "median")
+        line("W1 minitorch / torch per op (faster: < 1)", mt_ / pt, 1.0, "{:.2f}x")
+    if get("W6", "minitorch", "median") and get("W1", "minitorch", "median"):
+        deep = get("W6", "minitorch", "median") / get("W1", "minitorch", "median")
+        line("W6 per-op cost / W1 per-op cost", deep, GOAL_DEPTH_SLOWDOWN, "{:.2f}x")
+    if "bytes_per_op" in memory.get("minitorch", {}):
+        line("W6 memory per graph node", memory["minitorch"]["bytes_per_op"],
+             GOAL_BYTES_PER_OP, "{:.0f} B")  # fmt: skip
+    return lines
+
+
+def print_report(results, memory, threads, engines, smoke) -> None:
+    cols = [e for e in ENGINES if e in engines]
+    print(f"\n{'':<4}{'workload':<44}{'unit':>7}" + "".join(f"{e:>17}" for e in cols))
+    for w, by_engine in results.items():
+        cells = []
+        for e in cols:
+            r = by_engine.get(e, {})
+            if "median" in r:
+                ratio = f"({r['ratio']:.2f}x)" if r.get("ratio") else ""
+                cells.append(f"{r['median']:9.3g} {ratio:>7}")
+            else:
+                cells.append("failed" if "error" in r else "-")
+        print(f"{w:<4}{WORKLOADS[w].title:<44}{WORKLOADS[w].unit:>7}" + "".join(f"{c:>17}" for c in cells))
+    if memory:
+        cells = [
+            f"{memory[e]['bytes_per_op']:.0f}" if "bytes_per_op" in memory.get(e, {}) else "-"
+            for e in cols
+        ]
+        print(f"{'W6':<4}{'memory growth per op (fresh process, RSS)':<44}{'B/op':>7}"
+              + "".join(f"{c:>17}" for c in cells))  # fmt: skip
+    if smoke:
+        print("\nsmoke: tiny sizes (see WORKLOADS), one repetition: these timings mean nothing")
+    else:
+        print("\n(value (ratio to raw NumPy)); medians of interleaved repetitions")
+    print("threads: " + "; ".join(f"{k}: {v}" for k, v in threads.items()))
+    print(f"Python recursion limit: {sys.getrecursionlimit()} (never raised by this script)")
+    lines = [] if smoke else goal_lines(results, memory)
+    if lines:
+        print("\ngoals of the reference engine (issue 7):")
+        print("\n".join(lines))
+
+
+def save_chart(results: dict, engines: list[str], path: Path) -> None:
+    """Bars: each engine's ratio to raw NumPy, per workload (log scale; 1 = the floor)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cols = [e for e in ENGINES if e in engines and e != "numpy"]
+    names = list(results)
+    width = 0.8 / max(len(cols), 1)
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for i, engine in enumerate(cols):
+        ratios = [results[w].get(engine, {}).get("ratio") or np.nan for w in names]
+        xs = np.arange(len(names)) + (i - (len(cols) - 1) / 2) * width
+        bars = ax.bar(xs, ratios, width, label=engine)
+        ax.bar_label(bars, labels=[f"{r:.2g}" if not math.isnan(r) else "" for r in ratios], fontsize=7)
+    goals = [GOAL_RATIO.get(w, np.nan) for w in names]
+    ax.scatter(np.arange(len(names)), goals, marker="_", s=900, color="black", zorder=3,
+               label="minitorch goal")  # fmt: skip
+    ax.axhline(1.0, color="gray", lw=0.8, ls="--")
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(len(names)), names)
+    ax.set_ylabel("time / raw NumPy time (log)")
+    ax.set_title("minitorch benchmark: ratio to hand-written NumPy (lower is better)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, no files")
+    parser.add_argument("--only", default="", help="comma-separated workloads, e.g. W1,W4")
+    parser.add_argument("--engines", default="", help="comma-separated subset of " + ",".join(ENGINES))
+    parser.add_argument("--out", type=Path, default=None, help=f"results dir ({DEFAULT_OUT})")
+    parser.add_argument("--memory-probe", metavar="ENGINE", help=argparse.SUPPRESS)
+    parser.add_argument("--ops", type=int, default=100_000, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.memory_probe:  # the fresh subprocess of measure_memory
+        print(json.dumps(memory_probe(args.memory_probe, args.ops)))
+        return 0
+
+    names = [w.strip().upper() for w in args.only.split(",") if w.strip()] or list(WORKLOADS)
+    unknown = [w for w in names if w not in WORKLOADS]
+    if unknown:
+        parser.error(f"unknown workload(s) {unknown}; choose from {list(WORKLOADS)}")
+    engines, skipped = available_engines()
+    if args.engines:
+        engines = [e for e in engines if e in args.engines.split(",") or e == "numpy"]
+    if "numpy" not in engines:
+        parser.error("NumPy is required")
+    for engine, why in skipped.items():
+        print(f"skipping {engine}: not importable ({why})")
+    import minitorch
+
+    print(f"minitorch implementation: {getattr(minitorch, 'IMPLEMENTATION', '?')}"
+          f" ({getattr(minitorch, 'TENSOR_FILE', minitorch.__file__)})")  # fmt: skip
+
+    started = time.perf_counter()
+    failures: list[str] = []
+    results = {}
+    for name in names:
+        w = WORKLOADS[name]
+        t0 = time.perf_counter()
+        run_workload(w, engines, args.smoke, failures)
+        results[name] = w.results
+        print(f"{name} done in {time.perf_counter() - t0:.1f} s", flush=True)
+    memory = {}
+    if "W6" in names and not args.smoke:
+        memory = measure_memory(engines, WORKLOADS["W6"].size["n_ops"])
+    threads = thread_info(engines)
+    print_report(results, memory, threads, engines, args.smoke)
+    for f in failures:
+        print(f"FAILED {f}")
+    print(f"\ntotal {time.perf_counter() - started:.1f} s")
+    if args.smoke:
+        print("smoke: engines agree" if not failures else "smoke: engines DISAGREE")
+    out = args.out if args.out is not None else (None if args.smoke else DEFAULT_OUT)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "machine": platform.platform(),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "minitorch": getattr(minitorch, "IMPLEMENTATION", "?"),
+            "threads": threads,
+            "skipped": skipped,
+            "smoke": args.smoke,
+        }
+        report = {"meta": meta, "results": results, "memory": memory, "failures": failures,
+                  "goals": goal_lines(results, memory)}  # fmt: skip
+        (out / "bench.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
+        save_chart(results, engines, out / "bench.png")
+        print(f"wrote {out / 'bench.json'} and {out / 'bench.png'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
