@@ -1,0 +1,361 @@
+"""The course's checks, driven by the catalog: the same code behind pytest, ``make check`` and
+the graded notebook cells, so all three say the same thing.
+
+Suites, per catalog row:
+- ``forward``: values and shape against PyTorch float64, |mt - torch| <= 1e-7 + 1e-7·|torch|;
+- ``backward``: every input's gradient against torch autograd for a random upstream gradient;
+- ``gradcheck``: ``minitorch.gradcheck`` (central differences), independent of torch;
+- ``broadcast``: gradients' shapes and values on the named broadcasting pairs (binary ops, matmul);
+- ``property``: Hypothesis draws shapes (size-1 axes, 0-d, mutually broadcastable) and values.
+
+Every check returns an ``Outcome``; one whose op still raises NotImplementedError is
+``not started``, not a crash. torch is imported here, lazily: never by minitorch itself.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from minitorch_course import diagnosis
+from minitorch_course.catalog import (
+    BROADCAST_PAIRS,
+    MATMUL_BROADCAST_PAIRS,
+    OPS,
+    Case,
+    Op,
+)
+
+RTOL = 1e-7  # torch.testing.assert_close's float64 defaults
+ATOL = 1e-7
+SUITES = ("forward", "backward", "gradcheck", "broadcast", "property")
+PASS, FAIL, NOT_STARTED, SKIP = "pass", "fail", "not started", "n/a"
+
+
+@dataclass
+class Outcome:
+    """The verdict of one check on one case."""
+
+    op: str
+    suite: str
+    status: str  # pass | fail | not started | n/a
+    case: str = ""
+    message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status in (PASS, SKIP)
+
+    def __str__(self) -> str:
+        head = f"[{self.status}] {self.op} · {self.suite}" + (f" · {self.case}" if self.case else "")
+        return head + (f"\n{self.message}" if self.message else "")
+
+
+class CheckFailure(AssertionError):
+    """A failed check; the message is the explanation."""
+
+
+# ---------------------------------------------------------------- implementation plumbing
+def current_impl() -> ModuleType:
+    """The ``minitorch.tensor`` module selected by MINITORCH_IMPL."""
+    import minitorch
+
+    return minitorch.tensor
+
+
+@contextmanager
+def using(impl: ModuleType) -> Iterator[ModuleType]:
+    """Make ``impl`` the ``minitorch.tensor`` that gradcheck and friends import, temporarily."""
+    previous = sys.modules.get("minitorch.tensor")
+    sys.modules["minitorch.tensor"] = impl
+    try:
+        yield impl
+    finally:
+        if previous is not None:
+            sys.modules["minitorch.tensor"] = previous
+
+
+def load_impl(path: str | Path | None = None, *, source: str | None = None,
+              name: str = "minitorch_impl") -> ModuleType:
+    """A tensor module from a file (the stub, a learner's copy) or from source text (a mutant).
+
+    It is not registered as ``minitorch.tensor``; wrap its use in ``using(module)``.
+    """
+    if source is None:
+        if path is None:
+            raise ValueError("load_impl needs a path or source")
+        source = Path(path).read_text(encoding="utf-8")
+    module = ModuleType(name)
+    module.__file__ = str(path) if path is not None else f"<{name}>"
+    sys.modules[name] = module  # dataclasses and typing look their module up here
+    try:
+        exec(compile(source, module.__file__, "exec"), module.__dict__)
+    finally:
+        sys.modules.pop(name, None)
+    return module
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+# ---------------------------------------------------------------- running one case
+def run_torch(op: Op, case: Case, arrays: list[np.ndarray], upstream: np.ndarray | None):
+    """torch's output and input gradients (float64) for ``upstream`` (None: forward only)."""
+    torch = _torch()
+    leaves = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    out = op.ref(torch, *leaves, **case.kwargs)
+    grads = None
+    if upstream is not None:
+        out.backward(torch.as_tensor(upstream, dtype=torch.float64))
+        grads = [None if t.grad is None else t.grad.numpy() for t in leaves]
+    return out.detach().numpy(), grads
+
+
+def run_minitorch(op: Op, case: Case, arrays: list[np.ndarray], upstream: np.ndarray | None,
+                  impl: ModuleType):
+    """minitorch's output array and input gradients for ``upstream`` (None: forward only)."""
+    leaves = [impl.Tensor(a, requires_grad=True) for a in arrays]
+    out = op.fn(impl, *leaves, **case.kwargs)
+    data = np.asarray(out.data)
+    grads = None
+    if upstream is not None:
+        out.backward(upstream)
+        grads = [leaf.grad for leaf in leaves]
+    return data, grads
+
+
+def upstream_for(shape: tuple[int, ...], seed: int = 1) -> np.ndarray:
+    """A random upstream gradient: a wrongly summed gradient cannot pass by accident."""
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def _close(got: np.ndarray, want: np.ndarray) -> tuple[bool, float, tuple[int, ...]]:
+    """(all within tolerance, worst |diff|, index of the worst element)."""
+    diff = np.abs(got - want)
+    excess = np.where(np.isnan(diff) & ~(np.isnan(got) & np.isnan(want)), np.inf,
+                      np.nan_to_num(diff - (ATOL + RTOL * np.abs(want)), nan=0.0))
+    if excess.size == 0:
+        return True, 0.0, ()
+    j = np.unravel_index(int(np.argmax(excess)), excess.shape)
+    return bool(excess[j] <= 0), float(diff[j]), tuple(int(i) for i in j)
+
+
+def _guard(op: Op, suite: str, case: Case, body) -> Outcome:
+    """Run ``body``; NotImplementedError -> not started, CheckFailure -> fail, crash -> fail."""
+    try:
+        message = body()
+    except NotImplementedError as err:
+        return Outcome(op.name, suite, NOT_STARTED, case.label, str(err))
+    except CheckFailure as err:
+        return Outcome(op.name, suite, FAIL, case.label, str(err))
+    except Exception as err:  # the learner's code crashed: say where
+        return Outcome(op.name, suite, FAIL, case.label, diagnosis.explain_crash(op, err,
+                       traceback.extract_tb(err.__traceback__)))
+    return Outcome(op.name, suite, PASS, case.label, message or "")
+
+
+# ---------------------------------------------------------------- the suites
+def check_forward(op: Op, case: Case, impl: ModuleType | None = None, seed: int = 0) -> Outcome:
+    """The op's output against torch's: shape, then every value to 1e-7."""
+    impl = impl or current_impl()
+    arrays = op.inputs(case, seed)
+
+    def body():
+        want, _ = run_torch(op, case, arrays, None)
+        got, _ = run_minitorch(op, case, arrays, None, impl)
+        explain_forward(op, case, arrays, got, want)
+
+    return _guard(op, "forward", case, body)
+
+
+def explain_forward(op: Op, case: Case, arrays, got: np.ndarray, want: np.ndarray) -> None:
+    """Raise CheckFailure naming the shapes or the worst element when ``got`` != ``want``."""
+    if got.shape != want.shape:
+        raise CheckFailure(
+            f"{op.name} forward on {case.label}: output shape {got.shape}, torch gives "
+            f"{want.shape}. " + diagnosis.explain_forward_shape(op, case, got.shape, want.shape))
+    ok, worst, j = _close(got, want)
+    if not ok:
+        raise CheckFailure(
+            f"{op.name} forward on {case.label}: element {j}: minitorch {got[j]!r}, torch "
+            f"{want[j]!r}, |difference| {worst:.3g} > {ATOL:g} + {RTOL:g}·|torch|. "
+            + diagnosis.explain_forward_values(op, got, want))
+
+
+def check_backward(op: Op, case: Case, impl: ModuleType | None = None, seed: int = 0) -> Outcome:
+    """Every input's gradient against torch autograd, for a random upstream gradient."""
+    impl = impl or current_impl()
+    arrays = op.inputs(case, seed)
+
+    def body():
+        want_out, _ = run_torch(op, case, arrays, None)
+        upstream = upstream_for(want_out.shape, seed + 1)
+        _, want = run_torch(op, case, arrays, upstream)
+        got_out, _ = run_minitorch(op, case, arrays, None, impl)
+        explain_forward(op, case, arrays, got_out, want_out)  # a wrong forward is not a backward bug
+        _, got = run_minitorch(op, case, arrays, upstream, impl)
+        explain_backward(op, case, arrays, got, want)
+
+    return _guard(op, "backward", case, body)
+
+
+def explain_backward(op: Op, case: Case, arrays, got, want) -> None:
+    """Raise CheckFailure with the diagnosis for the first input whose gradient is wrong."""
+    for i, (x, g, w) in enumerate(zip(arrays, got, want)):
+        if w is None:
+            continue
+        where = f"{op.name} backward on {case.label}, gradient of input {i} (shape {x.shape})"
+        if g is None:
+            raise CheckFailure(f"{where}: .grad is None. " + diagnosis.explain_gradient(
+                op, case, i, x, None, w))
+        g = np.asarray(g)
+        if g.shape != w.shape:
+            raise CheckFailure(f"{where}: gradient shape {g.shape}, expected {w.shape}. "
+                               + diagnosis.explain_gradient(op, case, i, x, g, w))
+        ok, worst, j = _close(g, w)
+        if not ok:
+            raise CheckFailure(
+                f"{where}: element {j}: minitorch {g[j]!r}, torch {w[j]!r} "
+                f"(|difference| {worst:.3g}). " + diagnosis.explain_gradient(op, case, i, x, g, w))
+
+
+def check_gradcheck(op: Op, case: Case, impl: ModuleType | None = None,
+                    seed: int = 0) -> Outcome:
+    """Central differences against the op's backward (no torch involved)."""
+    from minitorch.gradcheck import GradcheckError, gradcheck
+
+    impl = impl or current_impl()
+    arrays = op.inputs(case, seed)
+    if case.note.startswith("logits"):  # huge logits: finite differences are meaningless there
+        return Outcome(op.name, "gradcheck", SKIP, case.label, "not meaningful at logits ±1e4")
+    if case.note == "ties":  # the derivative does not exist at a tie
+        return Outcome(op.name, "gradcheck", SKIP, case.label, "undefined at ties")
+
+    def body():
+        with using(impl):
+            try:
+                gradcheck(lambda *ts: op.fn(impl, *ts, **case.kwargs), arrays, name=op.name,
+                          seed=seed)
+            except GradcheckError as err:
+                raise CheckFailure(f"{err} (case {case.label})") from None
+
+    return _guard(op, "gradcheck", case, body)
+
+
+def broadcast_cases(op: Op) -> list[Case]:
+    """The named broadcasting pairs this op runs (both orders for binary ops)."""
+    if op.broadcasting:
+        pairs = list(BROADCAST_PAIRS) + [(b, a) for a, b in BROADCAST_PAIRS]
+        return [Case(pair, note="broadcast") for pair in pairs]
+    if op.name == "matmul":
+        return [Case(pair, note="batch broadcast") for pair in MATMUL_BROADCAST_PAIRS]
+    return []
+
+
+def check_broadcast(op: Op, case: Case, impl: ModuleType | None = None, seed: int = 0) -> Outcome:
+    """One broadcasting pair: gradients must come back at each input's own shape, right."""
+    outcome = check_backward(op, case, impl, seed)
+    outcome.suite = "broadcast"
+    return outcome
+
+
+def check_property(op: Op, impl: ModuleType | None = None, max_examples: int = 100) -> Outcome:
+    """Hypothesis: random shapes and values; forward, backward vs torch and gradcheck."""
+    from hypothesis import HealthCheck, given, settings
+    from minitorch.gradcheck import GradcheckError, gradcheck
+
+    from minitorch_course.strategies import cases_with_inputs
+
+    impl = impl or current_impl()
+    label = f"{max_examples} random examples"
+
+    @settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck), print_blob=False)
+    @given(cases_with_inputs(op))
+    def prop(drawn):
+        case, arrays = drawn
+        want_out, _ = run_torch(op, case, arrays, None)
+        upstream = upstream_for(want_out.shape)
+        got_out, _ = run_minitorch(op, case, arrays, None, impl)
+        explain_forward(op, case, arrays, got_out, want_out)
+        _, want = run_torch(op, case, arrays, upstream)
+        _, got = run_minitorch(op, case, arrays, upstream, impl)
+        explain_backward(op, case, arrays, got, want)
+        with using(impl):
+            try:
+                gradcheck(lambda *ts: op.fn(impl, *ts, **case.kwargs), arrays, name=op.name)
+            except GradcheckError as err:
+                raise CheckFailure(f"{err} (case {case.label})") from None
+
+    def body():
+        try:
+            prop()
+        except (CheckFailure, Exception) as err:
+            if isinstance(err, NotImplementedError):
+                raise
+            notes = "\n".join(getattr(err, "__notes__", []))
+            text = str(err) if isinstance(err, CheckFailure) else f"{type(err).__name__}: {err}"
+            raise CheckFailure(f"{text}\nSmallest failing example found by Hypothesis:\n{notes}"
+                               ) from None
+
+    return _guard(op, "property", Case((), note=label), body)
+
+
+# ---------------------------------------------------------------- whole-op reports
+def check_op(op: Op, impl: ModuleType | None = None, suites=SUITES,
+             max_examples: int = 100) -> dict[str, list[Outcome]]:
+    """Every suite for one op; stops a suite at the op's first 'not started'."""
+    impl = impl or current_impl()
+    report: dict[str, list[Outcome]] = {}
+    for suite in suites:
+        outcomes: list[Outcome] = []
+        if suite == "property":
+            outcomes.append(check_property(op, impl, max_examples))
+        else:
+            cases = broadcast_cases(op) if suite == "broadcast" else list(op.cases)
+            fn = {"forward": check_forward, "backward": check_backward,
+                  "gradcheck": check_gradcheck, "broadcast": check_broadcast}[suite]
+            for case in cases:
+                outcomes.append(fn(op, case, impl))
+                if outcomes[-1].status == NOT_STARTED:
+                    break
+        report[suite] = outcomes
+    return report
+
+
+def summarize(outcomes: list[Outcome]) -> str:
+    """pass / fail / not started / n/a for a list of outcomes."""
+    if not outcomes:
+        return SKIP
+    if any(o.status == NOT_STARTED for o in outcomes):
+        return NOT_STARTED
+    return PASS if all(o.passed for o in outcomes) else FAIL
+
+
+
+def assert_ops(names: list[str] | str, impl: ModuleType | None = None,
+               suites=("forward", "backward", "gradcheck", "broadcast"),
+               max_examples: int = 25) -> None:
+    """Raise CheckFailure with every failing check's explanation; used by graded cells."""
+    from minitorch_course.catalog import resolve
+
+    failures = []
+    for op in resolve(names):
+        report = check_op(op, impl, suites, max_examples)
+        failures += [o for outs in report.values() for o in outs if not o.passed]
+    if failures:
+        raise CheckFailure("\n\n".join(str(o) for o in failures))
+
+
+
