@@ -18,9 +18,9 @@ Closures capture NumPy arrays, never Tensors: a node must not keep its inputs' g
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

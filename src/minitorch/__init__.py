@@ -38,7 +38,7 @@ if IMPLEMENTATION == "reference":
     sys.modules["minitorch.tensor"] = tensor
     _spec.loader.exec_module(tensor)
 else:
-    from minitorch import tensor  # noqa: E402
+    from minitorch import tensor
 
 TENSOR_FILE = Path(tensor.__file__).resolve()
 

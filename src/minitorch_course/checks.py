@@ -21,7 +21,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import numpy as np
 
@@ -29,7 +28,6 @@ from minitorch_course import diagnosis
 from minitorch_course.catalog import (
     BROADCAST_PAIRS,
     MATMUL_BROADCAST_PAIRS,
-    OPS,
     Case,
     Op,
 )
@@ -273,8 +271,8 @@ def check_broadcast(op: Op, case: Case, impl: ModuleType | None = None, seed: in
 def check_property(op: Op, impl: ModuleType | None = None, max_examples: int = 100) -> Outcome:
     """Hypothesis: random shapes and values; forward, backward vs torch and gradcheck."""
     from hypothesis import HealthCheck, given, settings
-    from minitorch.gradcheck import GradcheckError, gradcheck
 
+    from minitorch.gradcheck import GradcheckError, gradcheck
     from minitorch_course.strategies import cases_with_inputs
 
     impl = impl or current_impl()

@@ -8,7 +8,6 @@ wrong only on ties or on repeated indices, a forward that overflows.
 
 from __future__ import annotations
 
-
 from typing import Any
 
 import numpy as np
