@@ -302,10 +302,10 @@ class Tensor:
             for index, (parent, g) in enumerate(zip(node._prev, grads)):
                 if g is None or not parent.requires_grad:
                     continue
-                g = unbroadcast(g, parent.data.shape)
-                if g.shape != parent.data.shape:
+                reduced = unbroadcast(g, parent.data.shape)  # the one reverse-broadcast point
+                if reduced.shape != parent.data.shape:
                     raise GradShapeError(_grad_shape_message(node._op, index, g.shape, parent.shape))
-                _accumulate(parent, g, node.grad)
+                _accumulate(parent, reduced, node.grad)
             if not retain_graph:  # free the graph: intermediate arrays can now be released
                 node._prev, node._backward = (), None
         ### END SOLUTION

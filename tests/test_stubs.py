@@ -1,0 +1,75 @@
+"""The learner's stub: generated from the reference, never edited by hand, and it fails every
+check (the tests bite)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minitorch_course import checks, stubgen
+from minitorch_course.catalog import LABS, OPS
+
+ROOT = Path(__file__).resolve().parents[1]
+STUB = ROOT / "src" / "minitorch" / "tensor.py"
+
+
+def test_committed_stub_is_what_the_generator_produces():
+    expected = stubgen.generate(stubgen.REFERENCE.read_text(encoding="utf-8"))
+    assert STUB.read_text(encoding="utf-8") == expected, "run `make stubs`"
+
+
+def test_stub_has_no_solution_left():
+    text = STUB.read_text(encoding="utf-8")
+    assert "BEGIN SOLUTION" not in text and "np.add.at" not in text
+    for op in {op.method for op in OPS}:
+        assert f"{op}: not implemented yet (notebooks/" in text, op
+
+
+def test_every_stubbed_function_names_its_lab_notebook():
+    text = STUB.read_text(encoding="utf-8")
+    labs = {line.split("(notebooks/")[1].split(")")[0] for line in text.splitlines()
+            if "NotImplementedError(" in line}
+    assert {lab.removesuffix(".ipynb") for lab in labs} == set(LABS)
+
+
+def test_every_op_fails_against_the_stub():
+    stub = checks.load_impl(STUB, name="minitorch_stub")
+    failing = 0
+    for op in OPS:
+        report = checks.check_op(op, stub, suites=("forward", "backward", "gradcheck"))
+        outcomes = [o for outs in report.values() for o in outs]
+        assert all(o.status == checks.NOT_STARTED for o in outcomes), op.name
+        failing += 1
+    assert failing == len(OPS)
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    return tmp_path / "tensor.py"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "minitorch_course.stubgen", *args],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+def test_generator_refuses_to_overwrite_edits_and_force_keeps_a_backup(workspace):
+    assert run("--target", str(workspace)).returncode == 0  # fresh file: written
+    assert run("--target", str(workspace)).returncode == 0  # unchanged: nothing to do
+    workspace.write_text(workspace.read_text() + "\n# my own work\n")
+    refused = run("--target", str(workspace))
+    assert refused.returncode == 2 and "refusing to overwrite" in refused.stderr
+    assert "# my own work" in workspace.read_text()
+    forced = run("--target", str(workspace), "--force")
+    assert forced.returncode == 0, forced.stderr
+    backups = list(workspace.parent.glob("tensor.py.bak-*"))
+    assert len(backups) == 1 and "# my own work" in backups[0].read_text()
+    assert "# my own work" not in workspace.read_text()
+
+
+def test_check_mode_flags_a_stale_stub(workspace):
+    workspace.write_text("stale\n")
+    assert run("--target", str(workspace), "--check").returncode == 1
