@@ -6,6 +6,8 @@ import re
 import tomllib
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -18,10 +20,9 @@ def test_environment_yml_lists_the_same_dependencies_as_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = _names(project["dependencies"] + project["optional-dependencies"]["course"]
                     + project["optional-dependencies"]["test"])
-    pip_lines = [line.strip()[2:].strip() for line in
-                 (ROOT / "environment.yml").read_text().splitlines()
-                 if line.strip().startswith("- ") and not line.strip().startswith("- pip:")]
-    listed = _names(p for p in pip_lines if p and not p.startswith(("python", "pip", "-e")))
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip_lines = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    listed = _names(p for p in pip_lines if not p.startswith("-e"))
     assert listed == wanted
 
 
