@@ -102,6 +102,7 @@ class Op:
     family: str  # the Hypothesis shape family: see minitorch_course.strategies
     broadcasting: bool = False  # a binary elementwise op: runs the broadcasting-pairs suite
     formula: str = ""
+    points: int = 2  # earned when every graded suite passes (make check and the graded cells)
 
     def __repr__(self) -> str:
         return f"Op({self.name!r})"
@@ -286,6 +287,36 @@ OPS: tuple[Op, ...] = (
 
 BY_NAME: dict[str, Op] = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "catalog row names must be unique"
+
+
+# ---------------------------------------------------------------- engine rows
+@dataclass(frozen=True)
+class EngineRow:
+    """A graded check that is not an op: ``minitorch_course.engine_checks.CHECKS[name]``."""
+
+    name: str
+    lab: str
+    what: str
+    points: int = 2
+
+
+ENGINE_ROWS: tuple[EngineRow, ...] = (
+    EngineRow("topological_order", "00-tensor-skeleton",
+              "parents before children, each node once; a 100,000-op chain", 3),
+    EngineRow("backward", "00-tensor-skeleton",
+              "seed, chain rule, gradients summed over paths and over calls", 3),
+    EngineRow("retain_graph", "00-tensor-skeleton",
+              "the graph freed after backward; retain_graph=True keeps it", 2),
+    EngineRow("unbroadcast", "01-elementwise-ops", "the one reverse-broadcasting helper", 2),
+)
+ENGINE_BY_NAME: dict[str, EngineRow] = {row.name: row for row in ENGINE_ROWS}
+assert not set(ENGINE_BY_NAME) & set(BY_NAME), "engine rows and ops share one namespace"
+
+
+def lab_points(lab: str) -> int:
+    """The points a lab is worth: its engine rows and its ops (the single source of points)."""
+    return (sum(r.points for r in ENGINE_ROWS if r.lab == lab)
+            + sum(op.points for op in OPS if op.lab == lab))
 
 
 def ops_for_lab(lab: str) -> tuple[Op, ...]:

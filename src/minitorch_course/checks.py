@@ -14,8 +14,11 @@ Every check returns an ``Outcome``; one whose op still raises NotImplementedErro
 
 from __future__ import annotations
 
+import gc
+import linecache
 import sys
 import traceback
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,6 +35,10 @@ from minitorch_course.catalog import (
     Op,
 )
 
+# a stand-in row for crashes in engine checks (diagnosis functions take an Op)
+_ENGINE_OP = Op("engine", "backward", "00-tensor-skeleton", lambda m: None, lambda t: None,
+                (), (), "engine")
+
 RTOL = 1e-7  # torch.testing.assert_close's float64 defaults
 ATOL = 1e-7
 SUITES = ("forward", "backward", "gradcheck", "broadcast", "property")
@@ -47,6 +54,8 @@ class Outcome:
     status: str  # pass | fail | not started | n/a
     case: str = ""
     message: str = ""
+    kind: str = ""  # the diagnosis (minitorch_course.diagnosis.KINDS) of a failure
+    size: int = 0  # total number of input elements of the case: the smallest failure is shown
 
     @property
     def passed(self) -> bool:
@@ -58,7 +67,15 @@ class Outcome:
 
 
 class CheckFailure(AssertionError):
-    """A failed check; the message is the explanation."""
+    """A failed check; the message is the explanation, ``kind`` the diagnosis' keyword."""
+
+    def __init__(self, message: str = "", kind: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _fail(head: str, d: diagnosis.Diagnosis) -> CheckFailure:
+    return CheckFailure(f"{head}\nLikely mistake: {d.text}", d.kind)
 
 
 # ---------------------------------------------------------------- implementation plumbing
@@ -69,16 +86,31 @@ def current_impl() -> ModuleType:
     return minitorch.tensor
 
 
+_EXPORTS = ("Tensor", "cat", "cross_entropy", "is_grad_enabled", "no_grad", "stack",
+            "unbroadcast")
+
+
 @contextmanager
 def using(impl: ModuleType) -> Iterator[ModuleType]:
-    """Make ``impl`` the ``minitorch.tensor`` that gradcheck and friends import, temporarily."""
+    """Make ``impl`` THE ``minitorch.tensor``, temporarily: the module gradcheck imports and the
+    names ``minitorch.Tensor``, ``minitorch.unbroadcast``... that the engine checks use."""
+    import minitorch
+
     previous = sys.modules.get("minitorch.tensor")
+    saved = {name: getattr(minitorch, name) for name in _EXPORTS + ("tensor",)
+             if hasattr(minitorch, name)}
     sys.modules["minitorch.tensor"] = impl
+    minitorch.tensor = impl
+    for name in _EXPORTS:
+        if hasattr(impl, name):
+            setattr(minitorch, name, getattr(impl, name))
     try:
         yield impl
     finally:
         if previous is not None:
             sys.modules["minitorch.tensor"] = previous
+        for name, value in saved.items():
+            setattr(minitorch, name, value)
 
 
 def load_impl(path: str | Path | None = None, *, source: str | None = None,
@@ -93,6 +125,9 @@ def load_impl(path: str | Path | None = None, *, source: str | None = None,
         source = Path(path).read_text(encoding="utf-8")
     module = ModuleType(name)
     module.__file__ = str(path) if path is not None else f"<{name}>"
+    if path is None:  # tracebacks and diagnoses can then quote the offending line
+        lines = source.splitlines(keepends=True)
+        linecache.cache[module.__file__] = (len(source), None, lines, module.__file__)
     sys.modules[name] = module  # dataclasses and typing look their module up here
     try:
         exec(compile(source, module.__file__, "exec"), module.__dict__)
@@ -149,18 +184,53 @@ def _close(got: np.ndarray, want: np.ndarray) -> tuple[bool, float, tuple[int, .
     return bool(excess[j] <= 0), float(diff[j]), tuple(int(i) for i in j)
 
 
-def _guard(op: Op, suite: str, case: Case, body) -> Outcome:
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Cyclic GC off while a check builds 100,000 nodes: it would rescan them every few hundred
+    allocations (seconds of overhead). Nothing is lost: collection resumes afterwards."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """No RuntimeWarnings from overflowing learner code in the report: the diagnosis says it."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _crash(op: Op, case: Case, arrays, err: Exception, stage: str,
+           impl: ModuleType | None = None) -> CheckFailure:
+    """A crash of the implementation as a CheckFailure with its diagnosis."""
+    d = diagnosis.explain_crash(op, err, traceback.extract_tb(err.__traceback__), case=case,
+                                inputs=arrays, stage=stage, impl=impl)
+    shapes = ", ".join(diagnosis.fmt(np.shape(a)) for a in arrays)
+    return _fail(f"{op.name} {stage} on {case.label} crashed (input shapes {shapes}).", d)
+
+
+def _guard(op: Op, suite: str, case: Case, body, size: int = 0) -> Outcome:
     """Run ``body``; NotImplementedError -> not started, CheckFailure -> fail, crash -> fail."""
     try:
-        message = body()
+        with _quiet():
+            message = body()
     except NotImplementedError as err:
-        return Outcome(op.name, suite, NOT_STARTED, case.label, str(err))
+        return Outcome(op.name, suite, NOT_STARTED, case.label, str(err), size=size)
     except CheckFailure as err:
-        return Outcome(op.name, suite, FAIL, case.label, str(err))
+        return Outcome(op.name, suite, FAIL, case.label, str(err), err.kind, size)
     except Exception as err:  # the learner's code crashed: say where
-        return Outcome(op.name, suite, FAIL, case.label, diagnosis.explain_crash(op, err,
-                       traceback.extract_tb(err.__traceback__)))
-    return Outcome(op.name, suite, PASS, case.label, message or "")
+        d = diagnosis.explain_crash(op, err, traceback.extract_tb(err.__traceback__), case=case)
+        return Outcome(op.name, suite, FAIL, case.label, d.text, d.kind, size)
+    return Outcome(op.name, suite, PASS, case.label, message or "", size=size)
+
+
+def _size(arrays) -> int:
+    return int(sum(np.size(a) for a in arrays))
 
 
 # ---------------------------------------------------------------- the suites
@@ -171,24 +241,36 @@ def check_forward(op: Op, case: Case, impl: ModuleType | None = None, seed: int 
 
     def body():
         want, _ = run_torch(op, case, arrays, None)
-        got, _ = run_minitorch(op, case, arrays, None, impl)
+        got = _run(op, case, arrays, None, impl, "forward")[0]
         explain_forward(op, case, arrays, got, want)
 
-    return _guard(op, "forward", case, body)
+    return _guard(op, "forward", case, body, _size(arrays))
+
+
+def _run(op: Op, case: Case, arrays, upstream, impl: ModuleType, stage: str):
+    """``run_minitorch``, a crash turned into a CheckFailure with its diagnosis."""
+    try:
+        return run_minitorch(op, case, arrays, upstream, impl)
+    except NotImplementedError:
+        raise
+    except CheckFailure:
+        raise
+    except Exception as err:
+        raise _crash(op, case, arrays, err, stage, impl) from None
 
 
 def explain_forward(op: Op, case: Case, arrays, got: np.ndarray, want: np.ndarray) -> None:
     """Raise CheckFailure naming the shapes or the worst element when ``got`` != ``want``."""
     if got.shape != want.shape:
-        raise CheckFailure(
+        raise _fail(
             f"{op.name} forward on {case.label}: output shape {got.shape}, torch gives "
-            f"{want.shape}. " + diagnosis.explain_forward_shape(op, case, got.shape, want.shape))
+            f"{want.shape}.", diagnosis.explain_forward_shape(op, case, got.shape, want.shape))
     ok, worst, j = _close(got, want)
     if not ok:
-        raise CheckFailure(
+        raise _fail(
             f"{op.name} forward on {case.label}: element {j}: minitorch {got[j]!r}, torch "
-            f"{want[j]!r}, |difference| {worst:.3g} > {ATOL:g} + {RTOL:g}·|torch|. "
-            + diagnosis.explain_forward_values(op, got, want))
+            f"{want[j]!r}, |difference| {worst:.3g} > {ATOL:g} + {RTOL:g}·|torch|.",
+            diagnosis.explain_forward_values(op, got, want, case, arrays))
 
 
 def check_backward(op: Op, case: Case, impl: ModuleType | None = None, seed: int = 0) -> Outcome:
@@ -200,39 +282,60 @@ def check_backward(op: Op, case: Case, impl: ModuleType | None = None, seed: int
         want_out, _ = run_torch(op, case, arrays, None)
         upstream = upstream_for(want_out.shape, seed + 1)
         _, want = run_torch(op, case, arrays, upstream)
-        got_out, _ = run_minitorch(op, case, arrays, None, impl)
+        got_out, _ = _run(op, case, arrays, None, impl, "forward")
         explain_forward(op, case, arrays, got_out, want_out)  # a wrong forward is not a backward bug
-        _, got = run_minitorch(op, case, arrays, upstream, impl)
-        explain_backward(op, case, arrays, got, want)
+        _, got = _run(op, case, arrays, upstream, impl, "backward")
+        explain_backward(op, case, arrays, got, want, upstream)
 
-    return _guard(op, "backward", case, body)
+    return _guard(op, "backward", case, body, _size(arrays))
 
 
-def explain_backward(op: Op, case: Case, arrays, got, want) -> None:
+def explain_backward(op: Op, case: Case, arrays, got, want, upstream=None) -> None:
     """Raise CheckFailure with the diagnosis for the first input whose gradient is wrong."""
     for i, (x, g, w) in enumerate(zip(arrays, got, want)):
         if w is None:
             continue
         where = f"{op.name} backward on {case.label}, gradient of input {i} (shape {x.shape})"
+
+        def why(g=g, w=w, i=i, x=x):
+            return diagnosis.explain_gradient(op, case, i, x, g, w, inputs=arrays,
+                                              upstream=upstream)
+
         if g is None:
-            raise CheckFailure(f"{where}: .grad is None. " + diagnosis.explain_gradient(
-                op, case, i, x, None, w))
+            raise _fail(f"{where}: .grad is None.", why())
         g = np.asarray(g)
         if g.shape != w.shape:
-            raise CheckFailure(f"{where}: gradient shape {g.shape}, expected {w.shape}. "
-                               + diagnosis.explain_gradient(op, case, i, x, g, w))
+            raise _fail(f"{where}: gradient shape {g.shape}, expected {w.shape}.", why(g))
         ok, worst, j = _close(g, w)
         if not ok:
-            raise CheckFailure(
-                f"{where}: element {j}: minitorch {g[j]!r}, torch {w[j]!r} "
-                f"(|difference| {worst:.3g}). " + diagnosis.explain_gradient(op, case, i, x, g, w))
+            raise _fail(f"{where}: element {j}: minitorch {g[j]!r}, torch {w[j]!r} "
+                        f"(|difference| {worst:.3g}).", why(g))
+
+
+def _gradcheck(op: Op, case: Case, arrays, impl: ModuleType, seed: int = 0) -> None:
+    """minitorch.gradcheck on one case; a failure or a crash raises CheckFailure, diagnosed."""
+    from minitorch.gradcheck import gradcheck
+
+    with using(impl):
+        try:
+            result = gradcheck(lambda *ts: op.fn(impl, *ts, **case.kwargs), arrays, name=op.name,
+                               seed=seed, raise_exception=False)
+        except NotImplementedError:
+            raise
+        except Exception as err:
+            raise _crash(op, case, arrays, err, "gradcheck", impl) from None
+    if result.passed:
+        return
+    i = result.failing_input if result.failing_input is not None else 0
+    got = None if "left its .grad as None" in result.message else result.analytical[i]
+    d = diagnosis.explain_gradient(op, case, i, arrays[i], got, result.numerical[i],
+                                   inputs=arrays, upstream=result.upstream, rtol=1e-4, atol=1e-6)
+    raise _fail(f"{result.message} (case {case.label})", d)
 
 
 def check_gradcheck(op: Op, case: Case, impl: ModuleType | None = None,
                     seed: int = 0) -> Outcome:
     """Central differences against the op's backward (no torch involved)."""
-    from minitorch.gradcheck import GradcheckError, gradcheck
-
     impl = impl or current_impl()
     arrays = op.inputs(case, seed)
     if case.note.startswith("logits"):  # huge logits: finite differences are meaningless there
@@ -241,14 +344,9 @@ def check_gradcheck(op: Op, case: Case, impl: ModuleType | None = None,
         return Outcome(op.name, "gradcheck", SKIP, case.label, "undefined at ties")
 
     def body():
-        with using(impl):
-            try:
-                gradcheck(lambda *ts: op.fn(impl, *ts, **case.kwargs), arrays, name=op.name,
-                          seed=seed)
-            except GradcheckError as err:
-                raise CheckFailure(f"{err} (case {case.label})") from None
+        _gradcheck(op, case, arrays, impl, seed)
 
-    return _guard(op, "gradcheck", case, body)
+    return _guard(op, "gradcheck", case, body, _size(arrays))
 
 
 def broadcast_cases(op: Op) -> list[Case]:
@@ -269,51 +367,58 @@ def check_broadcast(op: Op, case: Case, impl: ModuleType | None = None, seed: in
 
 
 def check_property(op: Op, impl: ModuleType | None = None, max_examples: int = 100) -> Outcome:
-    """Hypothesis: random shapes and values; forward, backward vs torch and gradcheck."""
+    """Hypothesis: random shapes and values; forward, backward vs torch and gradcheck.
+
+    A failure reports Hypothesis' shrunk counterexample: the smallest shapes and simplest values
+    that still fail, with the diagnosis of that example.
+    """
     from hypothesis import HealthCheck, given, settings
 
-    from minitorch.gradcheck import GradcheckError, gradcheck
     from minitorch_course.strategies import cases_with_inputs
 
     impl = impl or current_impl()
     label = f"{max_examples} random examples"
 
     @settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck), print_blob=False)
+              suppress_health_check=list(HealthCheck), print_blob=False,
+              report_multiple_bugs=False)
     @given(cases_with_inputs(op))
     def prop(drawn):
         case, arrays = drawn
-        want_out, _ = run_torch(op, case, arrays, None)
-        upstream = upstream_for(want_out.shape)
-        got_out, _ = run_minitorch(op, case, arrays, None, impl)
-        explain_forward(op, case, arrays, got_out, want_out)
-        _, want = run_torch(op, case, arrays, upstream)
-        _, got = run_minitorch(op, case, arrays, upstream, impl)
-        explain_backward(op, case, arrays, got, want)
-        with using(impl):
-            try:
-                gradcheck(lambda *ts: op.fn(impl, *ts, **case.kwargs), arrays, name=op.name)
-            except GradcheckError as err:
-                raise CheckFailure(f"{err} (case {case.label})") from None
+        with _quiet():
+            want_out, _ = run_torch(op, case, arrays, None)
+            upstream = upstream_for(want_out.shape)
+            got_out, _ = _run(op, case, arrays, None, impl, "forward")
+            explain_forward(op, case, arrays, got_out, want_out)
+            _, want = run_torch(op, case, arrays, upstream)
+            _, got = _run(op, case, arrays, upstream, impl, "backward")
+            explain_backward(op, case, arrays, got, want, upstream)
+            _gradcheck(op, case, arrays, impl)
 
     def body():
         try:
             prop()
-        except (CheckFailure, Exception) as err:
-            if isinstance(err, NotImplementedError):
-                raise
+        except NotImplementedError:
+            raise
+        except Exception as err:
             notes = "\n".join(getattr(err, "__notes__", []))
             text = str(err) if isinstance(err, CheckFailure) else f"{type(err).__name__}: {err}"
-            raise CheckFailure(f"{text}\nSmallest failing example found by Hypothesis:\n{notes}"
-                               ) from None
+            kind = getattr(err, "kind", "") or "crash"
+            raise CheckFailure(f"{text}\nSmallest failing example found by Hypothesis "
+                               f"(shrunk):\n{notes}", kind) from None
 
     return _guard(op, "property", Case((), note=label), body)
 
 
 # ---------------------------------------------------------------- whole-op reports
 def check_op(op: Op, impl: ModuleType | None = None, suites=SUITES,
-             max_examples: int = 100) -> dict[str, list[Outcome]]:
-    """Every suite for one op; stops a suite at the op's first 'not started'."""
+             max_examples: int = 100, gradcheck_max_size: int | None = None
+             ) -> dict[str, list[Outcome]]:
+    """Every suite for one op; stops a suite at the op's first 'not started'.
+
+    ``gradcheck_max_size`` (the mutant catalog's budget) skips gradcheck on cases with more
+    input elements; the torch cross-check still runs them.
+    """
     impl = impl or current_impl()
     report: dict[str, list[Outcome]] = {}
     for suite in suites:
@@ -322,6 +427,9 @@ def check_op(op: Op, impl: ModuleType | None = None, suites=SUITES,
             outcomes.append(check_property(op, impl, max_examples))
         else:
             cases = broadcast_cases(op) if suite == "broadcast" else list(op.cases)
+            if suite == "gradcheck" and gradcheck_max_size is not None:
+                cases = [c for c in cases
+                         if _size(op.inputs(c)) <= gradcheck_max_size] or cases[:1]
             fn = {"forward": check_forward, "backward": check_backward,
                   "gradcheck": check_gradcheck, "broadcast": check_broadcast}[suite]
             for case in cases:
@@ -356,4 +464,42 @@ def assert_ops(names: list[str] | str, impl: ModuleType | None = None,
         raise CheckFailure("\n\n".join(str(o) for o in failures))
 
 
+def first_failure(report: dict[str, list[Outcome]]) -> Outcome | None:
+    """The failure to fix first: the earliest suite's, and within it the smallest case."""
+    for outcomes in report.values():
+        bad = [o for o in outcomes if o.status == FAIL]
+        if bad:
+            return min(bad, key=lambda o: o.size)
+    return None
 
+
+# ---------------------------------------------------------------- engine rows (lab 00)
+def check_engine_row(name: str, impl: ModuleType | None = None) -> Outcome:
+    """One engine row (``catalog.ENGINE_ROWS``): every case of ``engine_checks.CHECKS[name]``,
+    run against ``impl``; the first failure is diagnosed."""
+    impl = impl or current_impl()
+    try:
+        from minitorch_course.engine_checks import CHECKS
+    except ImportError as err:  # pragma: no cover - engine checks not installed
+        return Outcome(name, "engine", SKIP, "", f"engine checks unavailable: {err}")
+    if name not in CHECKS:
+        return Outcome(name, "engine", SKIP, "", f"no engine check named {name!r}")
+    with using(impl), _quiet(), _no_gc():
+        try:
+            cases = CHECKS[name]()
+        except NotImplementedError as err:
+            return Outcome(name, "engine", NOT_STARTED, "", str(err))
+        for case in cases:
+            label = getattr(case, "__name__", "case").replace("_", " ")
+            try:
+                case()
+            except NotImplementedError as err:
+                return Outcome(name, "engine", NOT_STARTED, label, str(err))
+            except CheckFailure as err:
+                d = diagnosis.explain_engine(name, label, err)
+                return Outcome(name, "engine", FAIL, label, d.text, d.kind)
+            except Exception as err:  # the implementation crashed inside the check
+                d = diagnosis.explain_crash(_ENGINE_OP, err,
+                                            traceback.extract_tb(err.__traceback__))
+                return Outcome(name, "engine", FAIL, label, d.text, d.kind)
+    return Outcome(name, "engine", PASS, f"{len(cases)} checks")
