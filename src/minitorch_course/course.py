@@ -72,6 +72,10 @@ def grading_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("MINITORCH_IMPL", "PYTHONPATH", "NBGRADER_EXECUTION")}
     env.update(PYTHONHASHSEED="0", MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", **extra)
+    # nbgrader runs `alembic` (its gradebook migrations) from PATH: this interpreter's bin/ first,
+    # so an un-activated .venv works
+    bindir = str(Path(sys.executable).parent)
+    env["PATH"] = os.pathsep.join([bindir, env.get("PATH", "")]) if env.get("PATH") else bindir
     return env
 
 
@@ -163,9 +167,9 @@ def student_versions(release: Path) -> dict[str, str]:
     return {p.name: dumps(canonical(_load(p))) for p in sorted(release.glob("*.ipynb"))}
 
 
-def _read_manifest() -> dict[str, str]:
+def _read_manifest(path: Path = MANIFEST) -> dict[str, str]:
     try:
-        return json.loads(MANIFEST.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (FileNotFoundError, json.JSONDecodeError):
         return {}
 
@@ -188,7 +192,8 @@ def stale(generated: dict[str, str], target: Path = STUDENT_NOTEBOOKS) -> list[s
 def write_students(generated: dict[str, str], force: bool = False,
                    target: Path = STUDENT_NOTEBOOKS) -> int:
     """Write the student notebooks; refuse to overwrite a learner's edits unless ``force``."""
-    manifest = _read_manifest() if target == STUDENT_NOTEBOOKS else {}
+    manifest_path = target / MANIFEST.name
+    manifest = _read_manifest(manifest_path)
     edited = []
     for name, text in generated.items():
         path = target / name
@@ -216,9 +221,8 @@ def write_students(generated: dict[str, str], force: bool = False,
             path.write_text(text, encoding="utf-8")
             print(f"wrote notebooks/{name}")
         manifest[name] = digest(text)
-    if target == STUDENT_NOTEBOOKS:
-        MANIFEST.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",
-                            encoding="utf-8")
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",
+                             encoding="utf-8")
     return 0
 
 
@@ -284,7 +288,21 @@ def canonical_rendered(nb: dict) -> dict:
     nb["metadata"]["language_info"] = {"name": "python"}
     for cell in nb.get("cells", []):
         cell.get("metadata", {}).pop("execution", None)
+        merged: list = []
+        for out in cell.get("outputs", []):  # one stream output per name, as nbval compares
+            if (out.get("output_type") == "stream" and merged
+                    and merged[-1].get("output_type") == "stream"
+                    and merged[-1]["name"] == out["name"]):
+                merged[-1]["text"] = _text(merged[-1]["text"]) + _text(out["text"])
+            else:
+                merged.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = merged
     return nb
+
+
+def _text(text) -> str:
+    return "".join(text) if isinstance(text, list) else text
 
 
 # ---------------------------------------------------------------- command line

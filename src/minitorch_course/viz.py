@@ -33,10 +33,15 @@ def graph_nodes(root) -> list:
 
 
 def _depths(order: list) -> dict[int, int]:
-    """Longest distance from a leaf: the column of each node (leaves at 0)."""
+    """The column of each node: longest path from a leaf; leaves next to their first user."""
     depth: dict[int, int] = {}
     for node in order:
         depth[id(node)] = 1 + max((depth[id(p)] for p in node._prev), default=-1)
+    for node in reversed(order):  # a leaf sits just left of its first consumer
+        if not node._prev:
+            users = [depth[id(c)] for c in order if any(p is node for p in c._prev)]
+            if users:
+                depth[id(node)] = min(users) - 1
     return depth
 
 

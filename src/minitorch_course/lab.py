@@ -1,0 +1,86 @@
+"""Start JupyterLab on the lab notebooks: ``make lab`` runs ``python -m minitorch_course.lab``.
+
+    python -m minitorch_course.lab [--port 8888] [--token TOKEN] [--no-browser]
+
+The server's root is the repository, so the learner can open both ``notebooks/`` (where the
+browser lands) and ``src/minitorch/tensor.py`` (the file they edit) in the same JupyterLab, and
+the notebooks' links to ``theory/`` work. ``--allow-root`` is passed only when running as root
+(containers), never otherwise. The URL, with its token, is printed before the server starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import socket
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = "notebooks"
+
+
+def free_port(start: int, host: str = "127.0.0.1", tries: int = 50) -> int:
+    """``start`` if it is free on ``host``, else the next free one."""
+    for port in range(start, start + tries):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {start}..{start + tries - 1}")
+
+
+def is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def command(port: int, token: str, *, host: str = "127.0.0.1", browser: bool = True,
+            root_dir: Path = ROOT) -> list[str]:
+    """The ``jupyter lab`` command line."""
+    cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.ip={host}", f"--ServerApp.port={port}",
+           "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root_dir}",
+           f"--IdentityProvider.token={token}",
+           f"--LabApp.default_url=/lab/tree/{NOTEBOOKS}"]
+    if not browser:
+        cmd.append("--no-browser")
+    if is_root():
+        cmd.append("--allow-root")
+    return cmd
+
+
+def env() -> dict[str, str]:
+    """The learner's environment: their own tensor.py, never the reference."""
+    e = dict(os.environ)
+    if e.get("MINITORCH_IMPL", "learner") != "learner":
+        print(f"note: MINITORCH_IMPL={e['MINITORCH_IMPL']} ignored; the lab uses your tensor.py",
+              file=sys.stderr)
+    e["MINITORCH_IMPL"] = "learner"
+    e.setdefault("PYTHONHASHSEED", "0")
+    return e
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m minitorch_course.lab",
+                                     description="Start JupyterLab on notebooks/.")
+    parser.add_argument("--port", type=int, default=8888,
+                        help="first port to try (the next free one is used)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--token", default=None, help="access token (default: random)")
+    parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    args = parser.parse_args(argv)
+    port = free_port(args.port, args.host)
+    token = args.token or secrets.token_hex(16)
+    cmd = command(port, token, host=args.host, browser=not args.no_browser)
+    print(f"JupyterLab on {ROOT / NOTEBOOKS}", flush=True)
+    print(f"    http://{args.host}:{port}/lab/tree/{NOTEBOOKS}?token={token}", flush=True)
+    print("Edit src/minitorch/tensor.py, save, re-run the cell. Stop with Ctrl-C.", flush=True)
+    os.chdir(ROOT)
+    os.execve(sys.executable, cmd, env())
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main())

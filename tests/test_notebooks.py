@@ -1,0 +1,260 @@
+"""The lab notebooks: structure, nbval against the reference, the student versions vs the stub.
+
+- every instructor notebook runs top to bottom under nbval (strict: every output compared, with
+  ``tests/nbval_sanitize.cfg``) against the reference implementation;
+- the committed student notebooks are exactly what nbgrader generates from the instructor ones;
+- run against the stub, a student notebook fails only in graded cells, with a NotImplementedError
+  (or a CheckFailure saying "not implemented") that names the lab: never in set-up or demo cells.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minitorch_course import course
+from minitorch_course.catalog import LABS, ops_for_lab, resolve
+
+ROOT = Path(__file__).resolve().parents[1]
+SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
+INSTRUCTOR = course.lab_notebooks()
+IDS = [p.stem for p in INSTRUCTOR]
+
+SETUP_LINES = [
+    "%load_ext autoreload",
+    "%autoreload 2",
+    "%matplotlib inline",
+    "import numpy as np",
+    "import minitorch as mt",
+    "from minitorch_course.grading import setup_lab, check_ops, pending",
+]
+
+
+def _nb(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def _grader(cell: dict) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _code_cells(nb: dict) -> list[dict]:
+    return [c for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def test_there_are_lab_notebooks():
+    names = [p.stem for p in INSTRUCTOR]
+    assert "00-tensor-skeleton" in names and "01-elementwise-ops" in names, names
+
+
+# ---------------------------------------------------------------- structure (fast)
+@pytest.mark.parametrize("path", INSTRUCTOR, ids=IDS)
+def test_setup_cell_is_first_locked_and_exact(path):
+    first = _code_cells(_nb(path))[0]
+    meta = _grader(first)
+    assert meta.get("grade_id") == "setup" and meta.get("locked") is True, meta
+    assert not meta.get("grade") and not meta.get("solution"), meta
+    lines = _source(first).splitlines()
+    assert lines == SETUP_LINES + [f'setup_lab("{path.stem}")'], lines
+
+
+@pytest.mark.parametrize("path", INSTRUCTOR, ids=IDS)
+def test_graded_cells_are_locked_with_points(path):
+    graded = [c for c in _code_cells(_nb(path)) if _grader(c).get("grade")]
+    assert graded, f"{path.name} has no graded cell"
+    ids = [_grader(c)["grade_id"] for c in graded]
+    assert len(ids) == len(set(ids)), f"duplicate grade_id in {path.name}: {ids}"
+    for cell in graded:
+        meta = _grader(cell)
+        assert meta.get("locked") is True, f"{meta['grade_id']} is not locked"
+        assert 0 < meta.get("points", 0) <= 5, f"{meta['grade_id']}: points {meta.get('points')}"
+
+
+def _checked_ops(cell: dict) -> set[str]:
+    """Catalog row names a graded cell checks through check_ops(...)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(_source(cell))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "check_ops":
+            args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            names |= {op.name for op in resolve(args)}
+    return names
+
+
+@pytest.mark.parametrize("path", [p for p in INSTRUCTOR if p.stem in LABS],
+                         ids=[p.stem for p in INSTRUCTOR if p.stem in LABS])
+def test_graded_cells_check_exactly_the_labs_ops(path):
+    """A lab grades every catalog op it asks for, each in one cell, and no other lab's."""
+    graded = [c for c in _code_cells(_nb(path)) if _grader(c).get("grade")]
+    per_cell = [_checked_ops(c) for c in graded]
+    flat = [name for names in per_cell for name in names]
+    assert len(flat) == len(set(flat)), f"an op is graded twice in {path.name}: {flat}"
+    want = {op.name for op in ops_for_lab(path.stem)}
+    assert set(flat) == want, (f"{path.name} grades {sorted(set(flat))}, the catalog assigns "
+                               f"{sorted(want)} to this lab")
+
+
+@pytest.mark.parametrize("path", INSTRUCTOR, ids=IDS)
+def test_instructor_notebook_is_committed_rendered(path):
+    """Outputs are committed (the forge shows them), and no cell errored when rendering."""
+    for cell in _code_cells(_nb(path)):
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "nbval-skip" in tags:
+            continue
+        assert cell.get("execution_count"), (
+            f"{path.name}: a cell was never executed; run "
+            "`python -m minitorch_course.course render`:\n" + _source(cell)[:200])
+        errors = [o for o in cell.get("outputs", []) if o["output_type"] == "error"]
+        assert not errors or "raises-exception" in tags, (path.name, errors[0].get("evalue"))
+
+
+# ---------------------------------------------------------------- nbval (slow)
+@pytest.mark.slow
+@pytest.mark.parametrize("path", INSTRUCTOR, ids=IDS)
+def test_instructor_notebook_nbval(path):
+    """Strict nbval: every output of the committed notebook is reproduced by the reference."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
+         "--nbval-sanitize-with", str(SANITIZE), "--nbval-cell-timeout", "600",
+         "-p", "no:cacheprovider", "-q", "--no-header", str(path.relative_to(ROOT))],
+        cwd=ROOT, env=course.reference_env(), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    assert re.search(r"\d+ passed", proc.stdout), proc.stdout[-2000:]
+
+
+# ---------------------------------------------------------------- student notebooks (slow)
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> Path:
+    """nbgrader's release directory: the student notebooks and the packages, stub tensor.py."""
+    return course.generate_assignment(tmp_path_factory.mktemp("course") / "course")
+
+
+@pytest.mark.slow
+def test_committed_student_notebooks_are_generated(release):
+    problems = course.stale(course.student_versions(release))
+    assert not problems, ("notebooks/ is stale (run `python -m minitorch_course.course "
+                          "generate`):\n" + "\n".join(problems))
+
+
+@pytest.mark.slow
+def test_release_ships_the_stub_and_no_caches(release):
+    from minitorch_course import stubgen
+
+    shipped = (release / "minitorch" / "tensor.py").read_text(encoding="utf-8")
+    assert shipped == stubgen.generate(stubgen.REFERENCE.read_text(encoding="utf-8"))
+    assert "### BEGIN SOLUTION" not in shipped
+    junk = [p for p in release.rglob("*")
+            if p.name in ("__pycache__", ".hypothesis", ".pytest_cache", ".ipynb_checkpoints")]
+    assert not junk, junk
+    for nb in release.glob("*.ipynb"):
+        text = nb.read_text(encoding="utf-8")
+        assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text, nb.name
+
+
+def _lab_of(name: str) -> str:
+    return name.removesuffix(".ipynb")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [p.name for p in INSTRUCTOR], ids=IDS)
+def test_student_notebook_against_stub_fails_only_in_graded_cells(name, release, tmp_path,
+                                                                  monkeypatch):
+    import nbformat
+    from nbclient import NotebookClient
+
+    work = tmp_path / "release"
+    shutil.copytree(release, work)  # the student's folder: notebooks, minitorch (stub), checks
+    for var in ("PYTHONPATH", "MINITORCH_IMPL", "NBGRADER_EXECUTION"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PYTHONHASHSEED", "0")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    nb = nbformat.read(work / name, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(work)}}).execute()
+
+    lab = _lab_of(name)
+    setup = _code_cells(nb)[0]
+    printed = "".join(o.get("text", "") for o in setup.outputs if o.output_type == "stream")
+    assert f"{lab}: minitorch implementation 'learner' (minitorch/tensor.py)" in printed, printed
+    failed_graded = 0
+    for cell in _code_cells(nb):
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if not errors:
+            continue
+        meta = _grader(cell)
+        err = errors[0]
+        where = f"{name} cell {meta.get('grade_id') or cell.get('id')}"
+        assert meta.get("grade"), (f"{where} is not graded but raised {err.ename}: "
+                                   f"{err.evalue[:500]}\n{_source(cell)[:300]}")
+        assert err.ename in ("NotImplementedError", "CheckFailure"), (where, err.ename, err.evalue)
+        assert "not implemented" in err.evalue.lower() or "not answered" in err.evalue.lower(), (
+            where, err.evalue[:500])
+        assert "notebooks/" in err.evalue and ".ipynb" in err.evalue, (where, err.evalue[:500])
+        failed_graded += 1
+    assert failed_graded, f"{name}: no graded cell failed against the stub"
+
+
+def test_grading_env_drops_what_could_swap_the_graded_code(monkeypatch):
+    monkeypatch.setenv("MINITORCH_IMPL", "reference")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "src"))
+    env = course.grading_env()
+    assert "MINITORCH_IMPL" not in env and "PYTHONPATH" not in env
+    assert env["PYTHONHASHSEED"] == "0"
+
+
+def test_course_config_excludes_exactly_the_graded_file(tmp_path):
+    course.build(tmp_path / "course")
+    config = (tmp_path / "course" / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert 'c.Autograde.exclude_overwriting = {"fase08": ["minitorch/tensor.py"]}' in config
+    for default in (".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis",
+                    ".pytest_cache"):
+        assert f'"{default}"' in config
+    source = tmp_path / "course" / "source" / "fase08"
+    assert (source / "minitorch" / "tensor.py").is_file()
+    assert (source / "minitorch_course" / "grading.py").is_file()
+    assert not list(source.rglob("__pycache__"))
+
+
+def test_generate_refuses_to_overwrite_an_edited_notebook(tmp_path, capsys):
+    target = tmp_path / "notebooks"
+    target.mkdir()
+    nb = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    generated = {"00-x.ipynb": course.dumps(nb)}
+    assert course.write_students(generated, target=target) == 0
+    manifest = json.loads((target / ".generated.json").read_text(encoding="utf-8"))
+    assert set(manifest) == {"00-x.ipynb"}
+    # a stale generated notebook (unchanged since written) is replaced silently
+    nb2 = dict(nb, cells=[{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "v2"}])
+    generated = {"00-x.ipynb": course.dumps(nb2)}
+    assert course.write_students(generated, target=target) == 0
+    # the learner edits it: refused, then --force keeps a backup
+    edited = dict(nb2, cells=[dict(nb2["cells"][0], source="mis notas")])
+    (target / "00-x.ipynb").write_text(course.dumps(edited), encoding="utf-8")
+    nb3 = dict(nb, cells=[{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "v3"}])
+    generated = {"00-x.ipynb": course.dumps(nb3)}
+    assert course.write_students(generated, target=target) == 1
+    assert "refusing to overwrite 00-x.ipynb" in capsys.readouterr().err
+    assert "mis notas" in (target / "00-x.ipynb").read_text(encoding="utf-8")
+    assert course.write_students(generated, force=True, target=target) == 0
+    backups = list(target.glob("00-x.*.ipynb.bak"))
+    assert len(backups) == 1 and "mis notas" in backups[0].read_text(encoding="utf-8")
+    assert (target / "00-x.ipynb").read_text(encoding="utf-8") == generated["00-x.ipynb"]
+
+
+def test_self_study_needs_no_nbgrader():
+    """The student notebooks import only the course packages: no nbgrader at run time."""
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+        text = "\n".join(_source(c) for c in _code_cells(_nb(path)))
+        assert "import nbgrader" not in text and "from nbgrader" not in text, path.name
+
