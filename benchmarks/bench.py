@@ -337,12 +337,13 @@ def broadcast_numpy(inputs) -> Step:
         s = x + y  # (B, M, D)
         r = (s * z).sum(axis=1)  # (B, D)
         loss = r.mean()
+        # one backward line per forward op, each gradient at its op's output shape
         dr = np.full(r.shape, 1.0 / r.size)  # (B, D)
-        dp = dr[:, None, :]  # (B, 1, D): broadcasts over M below
-        ds = dp * z  # (B, 1, D)
+        dp = np.broadcast_to(dr[:, None, :], s.shape)  # (B, M, D), a view
+        ds = dp * z  # (B, M, D)
         dz = (dp * s).sum(axis=(0, 1))  # (D,)
-        dx = np.broadcast_to(ds, s.shape).sum(axis=1, keepdims=True)  # (B, 1, D)
-        dy = np.broadcast_to(ds, s.shape).sum(axis=0, keepdims=True)  # (1, M, D)
+        dx = ds.sum(axis=1, keepdims=True)  # (B, 1, D)
+        dy = ds.sum(axis=0, keepdims=True)  # (1, M, D)
         return float(loss), [dx, dy, dz]
 
     return step
@@ -475,13 +476,42 @@ def check_agreement(workload: str, engine: str, got, expected, grad_names) -> No
             raise DisagreementError(f"{workload} {engine}: {what} differs from raw NumPy:{err}") from None
 
 
-def time_step(step: Step, inner: int) -> float:
-    """Seconds per step, over ``inner`` steps."""
+class GcClock:
+    """Seconds spent inside the garbage collector, via ``gc.callbacks``: it explains W6."""
+
+    seconds = 0.0
+    _start = 0.0
+
+    @classmethod
+    def callback(cls, phase, info):
+        if phase == "start":
+            cls._start = time.perf_counter()
+        else:
+            cls.seconds += time.perf_counter() - cls._start
+
+
+def page_faults() -> int:
+    """Minor page faults so far (fresh memory from the OS); 0 where getrusage is missing."""
+    try:
+        import resource
+    except ImportError:
+        return 0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def time_step(step: Step, inner: int) -> dict:
+    """Per step, over ``inner`` steps: seconds, and for the diagnostics faults and GC seconds."""
     gc.collect()
+    faults, gc_seconds = page_faults(), GcClock.seconds
     start = time.perf_counter()
     for _ in range(inner):
         step()
-    return (time.perf_counter() - start) / inner
+    seconds = time.perf_counter() - start
+    return {
+        "seconds": seconds / inner,
+        "faults": (page_faults() - faults) / inner,
+        "gc_seconds": (GcClock.seconds - gc_seconds) / inner,
+    }
 
 
 def run_workload(w: Workload, engines: list[str], smoke: bool, failures: list[str]) -> None:
@@ -509,13 +539,16 @@ def run_workload(w: Workload, engines: list[str], smoke: bool, failures: list[st
             samples[engine].append(time_step(steps[engine], inner))
     per = size.get("n_ops", 1)
     scale = 1e6 / per if w.unit == "µs/op" else 1e3
-    floor = statistics.median(samples["numpy"]) if "numpy" in samples else None
+    seconds = {engine: [x["seconds"] for x in s] for engine, s in samples.items()}
+    floor = statistics.median(seconds["numpy"]) if "numpy" in seconds else None
     for engine, s in samples.items():
-        median = statistics.median(s)
+        median = statistics.median(seconds[engine])
         w.results[engine] = {
             "median": median * scale,
-            "samples": [x * scale for x in s],
+            "samples": [x * scale for x in seconds[engine]],
             "ratio": median / floor if floor else None,
+            "page_faults_per_step": statistics.median(x["faults"] for x in s),
+            "gc_ms_per_step": 1e3 * statistics.median(x["gc_seconds"] for x in s),
         }
 
 
@@ -558,7 +591,17 @@ def memory_probe(engine: str, n_ops: int) -> dict:
     graph = forward(x, y, n_ops)
     after = rss_bytes()
     del graph
-    return {"bytes_per_op": (after - before) / n_ops, "n_ops": n_ops}
+    # and the W6 step timed here, with no other engine loaded (fewer objects for the GC to scan)
+    gc.callbacks.append(GcClock.callback)
+    w = WORKLOADS["W6"]
+    step = w.engines[engine](w.make_inputs(np.random.default_rng(0), n_ops=n_ops, shape=(4,)))
+    timing = min((time_step(step, 1) for _ in range(2)), key=lambda t: t["seconds"])
+    return {
+        "bytes_per_op": (after - before) / n_ops,
+        "n_ops": n_ops,
+        "us_per_op": 1e6 * timing["seconds"] / n_ops,
+        "gc_ms": 1e3 * timing["gc_seconds"],
+    }
 
 
 def measure_memory(engines: list[str], n_ops: int) -> dict:
@@ -642,6 +685,13 @@ def goal_lines(results: dict, memory: dict) -> list[str]:
     if get("W6", "minitorch", "median") and get("W1", "minitorch", "median"):
         deep = get("W6", "minitorch", "median") / get("W1", "minitorch", "median")
         line("W6 per-op cost / W1 per-op cost", deep, GOAL_DEPTH_SLOWDOWN, "{:.2f}x")
+    alone, floor = memory.get("minitorch", {}), memory.get("numpy", {})
+    if "us_per_op" in alone and "us_per_op" in floor:
+        line("W6 minitorch / numpy, fresh process", alone["us_per_op"] / floor["us_per_op"],
+             GOAL_RATIO["W6"], "{:.2f}x")  # fmt: skip
+        if get("W1", "minitorch", "median"):
+            line("W6 fresh process per-op / W1 per-op", alone["us_per_op"]
+                 / get("W1", "minitorch", "median"), GOAL_DEPTH_SLOWDOWN, "{:.2f}x")  # fmt: skip
     if "bytes_per_op" in memory.get("minitorch", {}):
         line("W6 memory per graph node", memory["minitorch"]["bytes_per_op"],
              GOAL_BYTES_PER_OP, "{:.0f} B")  # fmt: skip
@@ -668,6 +718,25 @@ def print_report(results, memory, threads, engines, smoke) -> None:
         ]
         print(f"{'W6':<4}{'memory growth per op (fresh process, RSS)':<44}{'B/op':>7}"
               + "".join(f"{c:>17}" for c in cells))  # fmt: skip
+        floor = memory.get("numpy", {}).get("us_per_op")
+        cells = []
+        for e in cols:
+            m = memory.get(e, {})
+            ratio = f"({m['us_per_op'] / floor:.2f}x)" if "us_per_op" in m and floor else ""
+            cells.append(f"{m['us_per_op']:9.3g} {ratio:>7}" if "us_per_op" in m else "-")
+        print(f"{'W6':<4}{'fwd+bwd in a fresh process, engine alone':<44}{'µs/op':>7}"
+              + "".join(f"{c:>17}" for c in cells))  # fmt: skip
+    print("\ndiagnostics, median per step: minor page faults | ms inside the garbage collector")
+    for w, by_engine in results.items():
+        cells = [
+            f"{r['page_faults_per_step']:.0f} | {r['gc_ms_per_step']:.2f}" if "median" in r else "-"
+            for r in (by_engine.get(e, {}) for e in cols)
+        ]
+        print(f"{w:<4}{'':<44}{'':>7}" + "".join(f"{c:>17}" for c in cells))
+    gc_alone = [f"{memory[e]['gc_ms']:.0f} ms" if "gc_ms" in memory.get(e, {}) else "-" for e in cols]
+    if memory:
+        print(f"{'W6':<4}{'GC time, fresh process (whole chain)':<44}{'':>7}"
+              + "".join(f"{c:>17}" for c in gc_alone))  # fmt: skip
     if smoke:
         print("\nsmoke: tiny sizes (see WORKLOADS), one repetition: these timings mean nothing")
     else:
@@ -742,6 +811,7 @@ def main(argv=None) -> int:
         impl = f"{minitorch.IMPLEMENTATION} ({minitorch.TENSOR_FILE})"
     print(f"minitorch implementation: {impl}")
 
+    gc.callbacks.append(GcClock.callback)
     started = time.perf_counter()
     failures: list[str] = []
     results = {}
