@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import minitorch as mt
+from minitorch_course.grammar import accuracy
 
 HIDDEN = 32
 STEPS = 500
@@ -66,8 +67,6 @@ def train_minitorch(
     y_val: np.ndarray | None = None,
 ) -> History:
     """Full-batch gradient descent written by hand with minitorch; returns the History."""
-    from minitorch_course.grammar import accuracy
-
     params = {k: mt.Tensor(v.copy(), requires_grad=True) for k, v in params0.items()}
     Xt = mt.Tensor(X)
     Xv = None if X_val is None else mt.Tensor(X_val)
