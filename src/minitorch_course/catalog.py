@@ -302,11 +302,11 @@ class EngineRow:
 
 ENGINE_ROWS: tuple[EngineRow, ...] = (
     EngineRow("topological_order", "00-tensor-skeleton",
-              "parents before children, each node once; a 100,000-op chain", 3),
+              "parents first, each node once; a 100,000-op chain", 3),
     EngineRow("backward", "00-tensor-skeleton",
-              "seed, chain rule, gradients summed over paths and over calls", 3),
+              "chain rule; gradients summed over paths and calls", 3),
     EngineRow("retain_graph", "00-tensor-skeleton",
-              "the graph freed after backward; retain_graph=True keeps it", 2),
+              "graph freed after backward unless retain_graph", 2),
     EngineRow("unbroadcast", "01-elementwise-ops", "the one reverse-broadcasting helper", 2),
 )
 ENGINE_BY_NAME: dict[str, EngineRow] = {row.name: row for row in ENGINE_ROWS}

@@ -211,7 +211,8 @@ def _crash(op: Op, case: Case, arrays, err: Exception, stage: str,
     d = diagnosis.explain_crash(op, err, traceback.extract_tb(err.__traceback__), case=case,
                                 inputs=arrays, stage=stage, impl=impl)
     shapes = ", ".join(diagnosis.fmt(np.shape(a)) for a in arrays)
-    return _fail(f"{op.name} {stage} on {case.label} crashed (input shapes {shapes}).", d)
+    return _fail(f"{op.name} {stage} on {case.label} raised {type(err).__name__} (input shapes "
+                 f"{shapes}).", d)
 
 
 def _guard(op: Op, suite: str, case: Case, body, size: int = 0) -> Outcome:
@@ -372,16 +373,17 @@ def check_property(op: Op, impl: ModuleType | None = None, max_examples: int = 1
     A failure reports Hypothesis' shrunk counterexample: the smallest shapes and simplest values
     that still fail, with the diagnosis of that example.
     """
-    from hypothesis import HealthCheck, given, settings
+    from hypothesis import HealthCheck, Phase, given, settings
 
     from minitorch_course.strategies import cases_with_inputs
 
     impl = impl or current_impl()
     label = f"{max_examples} random examples"
+    phases = [p for p in Phase if p.name != "explain"]  # shrink, but no coverage "explanation"
 
     @settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck), print_blob=False,
-              report_multiple_bugs=False)
+              report_multiple_bugs=False, phases=phases)
     @given(cases_with_inputs(op))
     def prop(drawn):
         case, arrays = drawn

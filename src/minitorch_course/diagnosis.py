@@ -137,48 +137,48 @@ def broadcast_report(shapes: list[Shape], names: list[str] | None = None) -> str
 
 
 def explain_grad_shape(got: Shape, want: Shape, got_array: np.ndarray | None = None,
-                       want_array: np.ndarray | None = None, what: str = "the gradient"
-                       ) -> Diagnosis:
-    """A gradient of shape ``got`` where the input has shape ``want``: which mistake fits."""
+                       want_array: np.ndarray | None = None, subject: str = "") -> Diagnosis:
+    """A gradient of shape ``got`` where the input has shape ``want``: which mistake fits.
+
+    ``subject`` is the clause that says where ``got`` came from (default: "the gradient has
+    shape ...").
+    """
     got, want = tuple(got), tuple(want)
+    subject = subject or f"the gradient has shape {fmt(got)}"
     if reducible(got, want):
         lead, ones = broadcast_axes(want, got)
-        axes = lead + ones
         parts = []
         if lead:
-            parts.append(f"{'axis' if len(lead) == 1 else 'axes'} {_axes(lead)} that "
-                         "broadcasting added in front")
+            parts.append(f"{_axes(lead)} added in front by broadcasting")
         if ones:
-            parts.append(f"{'axis' if len(ones) == 1 else 'axes'} {_axes(ones)} where the input "
-                         "has size 1 (keepdims=True)")
+            parts.append(f"{_axes(ones)} where the input has size 1, with keepdims=True")
         same = ""
         if got_array is not None and want_array is not None:
             reduced = reduce_to(got_array, want)
             if reduced is not None and _close(reduced, want_array):
-                same = " Summed, its values are exactly right."
+                same = " Once summed, its values are exactly right."
         return Diagnosis("reverse-broadcast", (
-            f"Reverse broadcasting missing: sum over axes {_axes(axes)}. {what.capitalize()} has "
-            f"the broadcast output's shape {fmt(got)} but the input is {fmt(want)}; sum over the "
-            f"{' and the '.join(parts)} to get {fmt(want)} (that is unbroadcast's job, applied to "
-            f"every parent's gradient).{same}"))
+            f"Reverse broadcasting missing: sum over axes {_axes(lead + ones)} "
+            f"({'; '.join(parts)}). {subject[0].upper() + subject[1:]}, the broadcast output's "
+            f"shape, but the input is {fmt(want)}: summing the gradient back down to the input's "
+            f"shape is unbroadcast's job.{same}"))
     squeezed = tuple(n for n in want if n != 1)
     if got != want and tuple(n for n in got if n != 1) == squeezed and len(got) < len(want):
         return Diagnosis("keepdims", (
-            f"keepdims lost: {what} has shape {fmt(got)}, the input {fmt(want)}: the size-1 "
-            "axes were summed away. Sum over them with keepdims=True (or put them back with "
-            "np.expand_dims) so the gradient keeps the input's shape."))
+            f"keepdims lost: {subject} but the input is {fmt(want)}: its size-1 axes were summed "
+            "away. Sum over them with keepdims=True (or np.expand_dims them back) so the "
+            "gradient keeps the input's shape."))
     if len(got) == len(want) and sorted(got) == sorted(want) and got != want:
         return Diagnosis("transpose", (
-            f"Transposed: {what} has shape {fmt(got)}, a permutation of the input's {fmt(want)}. "
-            "A transpose's backward applies the INVERSE permutation (np.argsort(axes)); a "
-            "batched array's .T reverses every axis, swap only the last two "
-            "(np.swapaxes(x, -1, -2))."))
+            f"Transposed: {subject}, a permutation of the input's {fmt(want)}. A transpose's "
+            "backward applies the INVERSE permutation (np.argsort(axes)); on a batched array .T "
+            "reverses every axis, swap only the last two (np.swapaxes(x, -1, -2))."))
     if math.prod(got) == math.prod(want):
         return Diagnosis("reshape", (
-            f"Right number of elements, wrong shape: {what} has shape {fmt(got)}, the input "
-            f"{fmt(want)}; reshape it back to the input's shape."))
+            f"Right number of elements, wrong shape: {subject} but the input is {fmt(want)}; "
+            "reshape it back to the input's shape."))
     return Diagnosis("shape", (
-        f"{what.capitalize()} has shape {fmt(got)} but must have the input's shape {fmt(want)}. "
+        f"Wrong gradient shape: {subject} but it must have the input's shape {fmt(want)}. "
         "Shapes aligned to the right:\n" + broadcast_report([want, got], ["input", "gradient"])))
 
 
@@ -629,10 +629,8 @@ def _through_unbroadcast(got: Shape, want: Shape, impl: Any) -> Diagnosis | None
             f"raised {type(err).__name__}: {err}."))
     if result.shape == tuple(want):
         return None
-    d = explain_grad_shape(result.shape, want, what="unbroadcast's result")
-    return Diagnosis(d.kind, (
-        f"unbroadcast(grad of shape {fmt(got)}, {fmt(want)}) returned shape "
-        f"{fmt(result.shape)}. " + d.text))
+    return explain_grad_shape(result.shape, want, subject=(
+        f"unbroadcast(g of shape {fmt(got)}, {fmt(want)}) returns shape {fmt(result.shape)}"))
 
 
 def _where(tb: Any) -> str:
@@ -670,7 +668,7 @@ def explain_engine(row: str, case_name: str, err: BaseException) -> Diagnosis:
         m = re.search(r"returned shape (\(.*?\)), expected (\(.*?\))", text)
         if m:
             got, want = shapes_in(m.group(1))[0], shapes_in(m.group(2))[0]
-            d = explain_grad_shape(got, want, what="unbroadcast's result")
+            d = explain_grad_shape(got, want, subject=f"unbroadcast returns shape {fmt(got)}")
             return Diagnosis(d.kind, f"{text}\n{d.text}")
         return Diagnosis("reverse-broadcast" if shapes else "values", text)
     if row == "retain_graph":
