@@ -1,0 +1,110 @@
+"""``make check`` (python -m minitorch_course.check): the stub is all "not started", the reference
+all ✓, a planted mistake fails exactly its row, and ``--op`` prints the full diagnosis."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minitorch_course import check, stubgen
+from minitorch_course.catalog import ENGINE_ROWS, OPS
+
+ROOT = Path(__file__).resolve().parents[1]
+ROWS = [r.name for r in ENGINE_ROWS] + [op.name for op in OPS]
+
+
+class Terminal(io.StringIO):
+    encoding = "utf-8"
+
+
+def run(*args: str) -> tuple[int, str]:
+    stream = Terminal()
+    code = check.main(list(args), stream=stream)
+    return code, stream.getvalue()
+
+
+def row_lines(text: str) -> dict[str, str]:
+    """The table line of every row, by row name."""
+    lines = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if (line.startswith("  ") and parts and parts[0] in ROWS and len(parts) > 1
+                and re.fullmatch(r"\d+/\d+", parts[-1])):  # a table line ends with its points
+            lines.setdefault(parts[0], line)
+    return lines
+
+
+@pytest.fixture(scope="module")
+def stub_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("stub") / "tensor.py"
+    path.write_text(stubgen.generate((ROOT / "solutions" / "tensor.py").read_text()))
+    return path
+
+
+def test_stub_shows_every_row_not_started(stub_file):
+    code, out = run("--impl", str(stub_file), "--examples", "5")
+    assert code != 0
+    lines = row_lines(out)
+    assert set(lines) == set(ROWS)
+    for line in lines.values():
+        assert "not started" in line and "✗" not in line, line
+    assert f"0 of {len(ROWS)} rows pass" in out and f"{len(ROWS)} not started" in out
+    assert "Traceback" not in out and "\033[" not in out  # no crash, no colour off a TTY
+
+
+def test_reference_is_all_pass():
+    code, out = run("--impl", "reference", "--examples", "10")
+    assert code == 0, out
+    lines = row_lines(out)
+    assert set(lines) == set(ROWS)
+    for line in lines.values():
+        assert "✗" not in line and "not started" not in line and "✓" in line, line
+    points = sum(r.points for r in ENGINE_ROWS) + sum(op.points for op in OPS)
+    assert f"Total: {points}/{points} points" in out
+
+
+def test_a_mutant_fails_exactly_its_row_with_its_diagnosis():
+    code, out = run("--mutant", "max_ties_not_split", "--examples", "10")
+    assert code == 1
+    failing = {name for name, line in row_lines(out).items() if "✗" in line}
+    assert failing == {"max"}
+    assert "✗ max · backward" in out and "[wrong on ties]" in out
+    assert "make check OP=max" in out
+
+
+def test_op_prints_the_full_diagnosis():
+    code, out = run("--mutant", "div_quotient_rule_sign", "--op", "div", "--examples", "10")
+    assert code == 1
+    assert set(row_lines(out)) == {"div"}
+    assert "smallest failing case: () , ()" in out
+    assert "diagnosis: sign flipped" in out
+    assert "Sign flipped: the gradient is exactly the negative of the right one" in out
+    assert "shrunk (smallest) counterexample" in out  # the property suite's Hypothesis example
+
+
+def test_op_accepts_engine_rows_and_rejects_unknown_names():
+    code, out = run("--mutant", "recursive_topological_sort", "--op", "topological_order")
+    assert code == 1 and "[recursive topological sort]" in out and "RecursionError" in out
+    code, out = run("--op", "softplus")
+    assert code == 2 and "unknown op" in out
+
+
+def test_ascii_terminal_gets_ascii_symbols():
+    style = check.Style(type("S", (), {"encoding": "ascii", "isatty": lambda self: False})())
+    assert (style.ok, style.bad) == ("ok", "X") and not style.colour
+
+
+@pytest.mark.slow
+def test_command_line_exit_status(stub_file):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "MINITORCH_IMPL": "reference"}
+    done = subprocess.run([sys.executable, "-m", "minitorch_course.check", "--impl",
+                           str(stub_file), "--op", "add"], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "not started" in done.stdout and "notebooks/01-elementwise-ops.ipynb" in done.stdout

@@ -1,0 +1,263 @@
+"""The classifier on synthetic gradients: each class is recognised, and no class is claimed
+when its evidence is absent (no "reverse broadcasting" when the shapes match, no factor when
+the ratio varies...). Pure NumPy: no implementation is run here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minitorch_course import diagnosis as dg
+from minitorch_course.catalog import BY_NAME, Case
+
+RNG = np.random.default_rng(0)
+
+
+def _explain(op_name, case, got, want, index=0, inputs=None, upstream=None):
+    op = BY_NAME[op_name]
+    inputs = inputs if inputs is not None else [RNG.standard_normal(want.shape)]
+    return dg.explain_gradient(op, case, index, inputs[index], got, want, inputs=inputs,
+                               upstream=upstream)
+
+
+# ---------------------------------------------------------------- shapes
+@pytest.mark.parametrize(("full", "shape", "axes"), [
+    ((4, 3), (3,), "(0,)"),
+    ((4, 3), (4, 1), "(1,)"),
+    ((2, 3), (), "(0, 1)"),
+    ((2, 3, 4), (1,), "(0, 1, 2)"),
+    ((20, 3, 5), (20, 1, 5), "(1,)"),
+    ((2, 3, 4), (3, 1), "(0, 2)"),
+])
+def test_reverse_broadcasting_missing_names_the_axes(full, shape, axes):
+    want = RNG.standard_normal(shape)
+    got = np.broadcast_to(want, full) / np.prod(full) * max(1, np.prod(shape))
+    d = _explain("add", Case((shape, full)), got, want)
+    assert d.kind == "reverse-broadcast"
+    assert d.text.startswith(f"Reverse broadcasting missing: sum over axes {axes}")
+    assert dg.fmt(full) in d.text and dg.fmt(shape) in d.text
+
+
+def test_reverse_broadcasting_says_when_the_summed_values_are_right():
+    upstream = RNG.standard_normal((4, 3))
+    want = upstream.sum(axis=0)
+    d = _explain("add", Case(((3,), (4, 3))), upstream, want)
+    assert d.kind == "reverse-broadcast" and "exactly right" in d.text
+
+
+def test_keepdims_lost_is_not_reverse_broadcasting():
+    want = RNG.standard_normal((4, 1))
+    d = _explain("add", Case(((4, 1), (1, 3))), want.reshape(4), want)
+    assert d.kind == "keepdims"
+
+
+def test_permuted_shape_is_a_transpose():
+    want = RNG.standard_normal((20, 3, 5))
+    d = _explain("transpose", Case(((20, 3, 5),), {"axes": (1, 2, 0)}),
+                 want.transpose(1, 2, 0), want)
+    assert d.kind == "transpose" and "argsort" in d.text
+
+
+def test_same_size_other_shape_is_a_reshape():
+    want = RNG.standard_normal((3, 4))
+    d = _explain("reshape", Case(((3, 4),), {"shape": (12,)}), want.reshape(2, 6), want)
+    assert d.kind == "reshape"
+
+
+def test_unrelated_shape_prints_the_dimension_table():
+    want = RNG.standard_normal((3, 4))
+    d = _explain("add", Case(((3, 4), (3, 4))), RNG.standard_normal((5, 7)), want)
+    assert d.kind == "shape"
+    assert "axis" in d.text and "result" in d.text  # the right-aligned table
+
+
+# ---------------------------------------------------------------- values, no shape problem
+def test_matching_shapes_never_blame_reverse_broadcasting():
+    want = RNG.standard_normal((4, 3))
+    for got in (want * 2, -want, np.zeros_like(want), want + RNG.standard_normal((4, 3))):
+        d = _explain("mul", Case(((4, 3), (4, 3))), got, want)
+        assert d.kind != "reverse-broadcast", d
+
+
+def test_missing_gradient():
+    d = _explain("mul", Case(((3,), (3,))), None, RNG.standard_normal(3))
+    assert d.kind == "missing-grad" and "_prev" in d.text
+
+
+def test_sign_flipped():
+    want = RNG.standard_normal((3, 5))
+    assert _explain("div", Case(((3, 5), (3, 5))), -want, want).kind == "sign"
+
+
+def test_all_zero():
+    want = RNG.standard_normal((3, 5))
+    assert _explain("mul", Case(((3, 5), (3, 5))), np.zeros((3, 5)), want).kind == "zero"
+
+
+def test_zero_only_where_it_should_not_be():
+    want = RNG.standard_normal((3, 5))
+    got = want.copy()
+    got[1, 2] = 0.0
+    d = _explain("mul", Case(((3, 5), (3, 5))), got, want)
+    assert d.kind == "zero" and "(1, 2)" in d.text
+
+
+def test_square_transpose_of_values():
+    want = RNG.standard_normal((4, 4))
+    assert _explain("matmul", Case(((4, 4), (4, 4))), want.T.copy(), want).kind == "transpose"
+
+
+@pytest.mark.parametrize(("ratio", "words"), [
+    (2.0, "double counting"), (0.5, "half"), (1 / 7, "1/7"), (7.0, "division by 7"),
+])
+def test_constant_factor(ratio, words):
+    want = RNG.standard_normal((3, 5))
+    d = _explain("mul", Case(((3, 5), (3, 5))), want * ratio, want)
+    assert d.kind == "factor" and words in d.text
+
+
+def test_cross_entropy_factor_names_the_batch_size():
+    z = RNG.standard_normal((8, 5))
+    want = RNG.standard_normal((8, 5))
+    d = _explain("cross_entropy", Case(((8, 5),), {"targets": [0] * 8}), want * 8, want,
+                 inputs=[z])
+    assert d.kind == "factor" and "batch size N = 8" in d.text
+
+
+def test_mean_factor_names_the_count():
+    x = RNG.standard_normal((20, 3, 5))
+    want = np.full((20, 3, 5), 1 / 3)
+    d = _explain("mean", Case(((20, 3, 5),), {"axis": 1}), want / 100, want, inputs=[x])
+    assert d.kind == "factor" and "300" in d.text and "3" in d.text
+
+
+def test_varying_ratio_is_not_a_factor():
+    want = RNG.uniform(1, 2, (3, 5))
+    got = want * RNG.uniform(1.5, 3, (3, 5))
+    assert _explain("mul", Case(((3, 5), (3, 5))), got, want).kind == "values"
+
+
+def test_non_finite_backward():
+    want = RNG.standard_normal((3,))
+    got = want.copy()
+    got[0] = np.nan
+    assert _explain("exp", Case(((3,),)), got, want).kind == "unstable-backward"
+
+
+# ---------------------------------------------------------------- located mistakes
+def test_max_wrong_only_on_ties():
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 1.0]])
+    want = np.array([[0.0, 0.5, 0.5], [0.5, 0.5, 0.0]])
+    got = np.array([[0.0, 0.5, 0.9], [0.5, 0.1, 0.0]])  # not the "whole gradient" pattern
+    d = _explain("max", Case(((2, 3),), {"axis": 1}), got, want, inputs=[x])
+    assert d.kind == "ties"
+
+
+def test_max_ties_not_split_is_recognised_as_such():
+    x = np.array([[4.0, 4.0], [4.0, 1.0]])
+    up = np.array(2.0)
+    want = np.array([[2 / 3, 2 / 3], [2 / 3, 0.0]])
+    got = np.array([[2.0, 2.0], [2.0, 0.0]])  # also a constant factor 3: ties must win
+    d = _explain("max", Case(((2, 2),)), got, want, inputs=[x], upstream=up)
+    assert d.kind == "ties"
+
+
+def test_getitem_wrong_only_at_repeated_indices():
+    x = RNG.standard_normal((5, 2))
+    index = [0, 0, 3]
+    g = RNG.standard_normal((3, 2))
+    want = np.zeros((5, 2))
+    np.add.at(want, index, g)
+    got = np.zeros((5, 2))
+    got[index] = g
+    case = Case(((5, 2),), {"index": index})
+    assert _explain("getitem", case, got, want, inputs=[x], upstream=g).kind == "repeated-indices"
+    assert _explain("getitem", case, got, want, inputs=[x]).kind == "repeated-indices"
+
+
+# ---------------------------------------------------------------- known wrong answers
+def test_softmax_without_the_sum_term():
+    x, g = RNG.standard_normal((3, 5)), RNG.standard_normal((3, 5))
+    s = np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
+    want = s * (g - (g * s).sum(axis=-1, keepdims=True))
+    d = _explain("softmax", Case(((3, 5),)), s * g, want, inputs=[x], upstream=g)
+    assert d.kind == "softmax-sum-term" and "Σ" in d.text
+
+
+def test_exp_backward_using_the_input():
+    x, g = RNG.standard_normal((5,)), RNG.standard_normal((5,))
+    d = _explain("exp", Case(((5,),)), g * x, g * np.exp(x), inputs=[x], upstream=g)
+    assert d.kind == "exp-uses-input"
+
+
+def test_relu_multiplied_by_its_output():
+    x, g = RNG.standard_normal((5,)), RNG.standard_normal((5,))
+    d = _explain("relu", Case(((5,),)), g * np.maximum(x, 0), g * (x > 0), inputs=[x],
+                 upstream=g)
+    assert d.kind == "local-derivative" and "1[a > 0]" in d.text
+
+
+def test_a_known_mistake_needs_the_upstream_gradient():
+    """Without the upstream gradient no op-specific story is told, only the generic one."""
+    x, g = RNG.standard_normal((5,)), RNG.standard_normal((5,))
+    d = _explain("exp", Case(((5,),)), g * x, g * np.exp(x), inputs=[x])
+    assert d.kind == "values"
+
+
+# ---------------------------------------------------------------- forward and crashes
+def test_forward_overflow_is_called_unstable():
+    op = BY_NAME["cross_entropy"]
+    d = dg.explain_forward_values(op, np.array(np.inf), np.array(3.0), op.cases[2],
+                                  [np.array([[1e4, -1e4, 0.0]])])
+    assert d.kind == "unstable-forward" and "log-sum-exp" in d.text and "10000" in d.text
+
+
+def test_forward_factor_is_told_apart_from_the_backward():
+    op = BY_NAME["mean"]
+    x = RNG.standard_normal((20, 3, 5))
+    case = Case(((20, 3, 5),), {"axis": 1})
+    want = x.mean(axis=1)
+    d = dg.explain_forward_values(op, want / 100, want, case, [x])
+    assert d.kind == "factor" and "backward was not checked" in d.text
+
+
+def test_grad_shape_error_message_is_parsed():
+    from minitorch.errors import GradShapeError, grad_shape_message
+
+    err = GradShapeError(grad_shape_message("add", 0, (4, 3), (3,)))
+    d = dg.explain_crash(BY_NAME["add"], err, case=Case(((3,), (4, 3))),
+                         inputs=[np.zeros(3), np.zeros((4, 3))])
+    assert d.kind == "reverse-broadcast" and "sum over axes (0,)" in d.text
+
+
+def test_numpy_broadcast_error_gets_the_dimension_table():
+    try:
+        np.zeros((4, 3)) + np.zeros((2, 3))
+    except ValueError as err:
+        d = dg.explain_crash(BY_NAME["add"], err, stage="backward")
+    assert d.kind == "shape-error"
+    assert "axis -2: 4 vs 2 clash" in d.text and "result" in d.text
+
+
+def test_reduction_broadcast_error_in_backward_is_keepdims():
+    try:
+        np.broadcast_to(np.zeros((20, 5)), (20, 3, 5))
+    except ValueError as err:
+        d = dg.explain_crash(BY_NAME["sum"], err, stage="backward")
+    assert d.kind == "keepdims" and "expand_dims" in d.text
+
+
+def test_recursion_error():
+    d = dg.explain_crash(BY_NAME["add"], RecursionError("maximum recursion depth exceeded"))
+    assert d.kind == "recursion" and "explicit" in d.text
+
+
+def test_shapes_in_reads_numpy_and_course_messages():
+    assert dg.shapes_in("shapes (4,3) (2,3) and () and (3,)") == [(4, 3), (2, 3), (), (3,)]
+    assert dg.shapes_in("no shapes (here)") == []
+
+
+def test_every_kind_has_a_label():
+    for kind in ("reverse-broadcast", "keepdims", "factor", "sign", "ties", "repeated-indices",
+                 "softmax-sum-term", "unstable-forward", "recursion", "accumulate"):
+        assert kind in dg.KINDS

@@ -1,0 +1,77 @@
+"""The catalog of classic mistakes: each mutant of the reference must be caught, by exactly the
+rows it affects, with the diagnosis that names it.
+
+Every mutant runs the forward, backward, gradcheck (small cases) and broadcasting suites on the
+fixed cases of every catalog op, plus the engine rows; the property suite only where a mutant
+says it needs it. The ids read ``<mutant>-><diagnosis>``; the closing test prints
+caught/total and correctly-diagnosed/total.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from minitorch_course import mutants
+from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME
+from minitorch_course.diagnosis import KINDS
+
+MUTANTS = mutants.MUTANTS
+IDS = [f"{m.name}->{m.diagnosis}" for m in MUTANTS]
+
+
+@cache
+def verdict(name: str) -> mutants.Verdict:
+    return mutants.run(mutants.BY_NAME[name])
+
+
+def test_at_least_fifteen_classic_mistakes_covering_the_issue_list():
+    assert len(MUTANTS) >= 15
+    kinds = {m.diagnosis for m in MUTANTS}
+    assert {"reverse-broadcast", "keepdims", "transpose", "softmax-sum-term", "factor",
+            "unstable-forward", "repeated-indices", "ties", "sign", "local-derivative",
+            "exp-uses-input", "accumulate", "recursion"} <= kinds
+    affected = {row for m in MUTANTS for row in m.affects}
+    assert {"add", "sub", "mul", "div", "pow", "matmul", "sum", "mean", "max", "transpose",
+            "getitem", "softmax", "cross_entropy", "relu", "gelu", "exp",
+            "topological_order"} <= affected
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=IDS)
+def test_mutant_is_well_formed_and_applies_exactly_once(mutant):
+    assert mutant.diagnosis in KINDS
+    for row in mutant.affects:
+        assert row in BY_NAME or row in ENGINE_BY_NAME, f"{mutant.name}: unknown row {row}"
+    source = mutants.reference_source()
+    planted = mutant.apply(source)  # MutantRotted if an edit does not apply exactly once
+    assert planted != source
+
+
+def test_a_rotted_mutant_fails_loudly():
+    rotted = mutants.Mutant("rotted", "x", ("add",), "sign", (("no such text", "y"),))
+    with pytest.raises(mutants.MutantRotted, match="occurs 0 times"):
+        rotted.apply(mutants.reference_source())
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=IDS)
+def test_mutant_is_caught_by_exactly_its_rows_with_the_right_diagnosis(mutant):
+    v = verdict(mutant.name)
+    assert v.caught, f"{mutant.name} ({mutant.mistake}) was not caught by any check"
+    assert set(v.failing) == set(mutant.affects), (
+        f"{mutant.name}: failing rows {sorted(v.failing)}, expected {sorted(mutant.affects)}")
+    wrong = {row: kind for row, kind in v.failing.items() if kind != mutant.diagnosis}
+    assert not wrong, f"{mutant.name}: expected diagnosis {mutant.diagnosis}, got {wrong}"
+
+
+def test_closing_note_caught_and_diagnosed(capsys):
+    verdicts = [verdict(m.name) for m in MUTANTS]
+    total = len(verdicts)
+    caught = sum(v.caught for v in verdicts)
+    exact = sum(v.exact for v in verdicts)
+    diagnosed = sum(v.diagnosed for v in verdicts)
+    seconds = sum(v.seconds for v in verdicts)
+    with capsys.disabled():
+        print(f"\nmutant catalog: caught {caught}/{total}, exactly the affected rows "
+              f"{exact}/{total}, correctly diagnosed {diagnosed}/{total} ({seconds:.0f} s)")
+    assert caught == exact == diagnosed == total
