@@ -784,6 +784,8 @@ def main(argv=None) -> int:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, no files")
     parser.add_argument("--only", default="", help="comma-separated workloads, e.g. W1,W4")
     parser.add_argument("--engines", default="", help="comma-separated subset of " + ",".join(ENGINES))
+    parser.add_argument("--torch-threads", type=int, default=None,
+                        help="torch.set_num_threads(N) (default: PyTorch's own choice)")
     parser.add_argument("--out", type=Path, default=None, help=f"results dir ({DEFAULT_OUT})")
     parser.add_argument("--memory-probe", metavar="ENGINE", help=argparse.SUPPRESS)
     parser.add_argument("--ops", type=int, default=100_000, help=argparse.SUPPRESS)
@@ -804,6 +806,10 @@ def main(argv=None) -> int:
         parser.error("NumPy is required")
     for engine, why in skipped.items():
         print(f"skipping {engine}: not importable ({why})")
+    if args.torch_threads and "torch" in engines:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
     impl = "not loaded"
     if "minitorch" in engines:
         import minitorch
