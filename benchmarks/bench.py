@@ -500,15 +500,17 @@ def page_faults() -> int:
 
 
 def time_step(step: Step, inner: int) -> dict:
-    """Per step, over ``inner`` steps: seconds, and for the diagnostics faults and GC seconds."""
+    """Per step, over ``inner`` steps: seconds, and for the diagnostics faults, GC seconds and
+    the CPU seconds of this thread (BLAS worker threads excluded; other processes too)."""
     gc.collect()
     faults, gc_seconds = page_faults(), GcClock.seconds
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.thread_time()
     for _ in range(inner):
         step()
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu_start
     return {
         "seconds": seconds / inner,
+        "cpu_seconds": cpu / inner,
         "faults": (page_faults() - faults) / inner,
         "gc_seconds": (GcClock.seconds - gc_seconds) / inner,
     }
@@ -547,6 +549,11 @@ def run_workload(w: Workload, engines: list[str], smoke: bool, failures: list[st
             "median": median * scale,
             "samples": [x * scale for x in seconds[engine]],
             "ratio": median / floor if floor else None,
+            "cpu_ratio": (
+                statistics.median(x["cpu_seconds"] for x in s)
+                / statistics.median(x["cpu_seconds"] for x in samples["numpy"])
+                if "numpy" in samples else None
+            ),
             "page_faults_per_step": statistics.median(x["faults"] for x in s),
             "gc_ms_per_step": 1e3 * statistics.median(x["gc_seconds"] for x in s),
         }
@@ -726,23 +733,30 @@ def print_report(results, memory, threads, engines, smoke) -> None:
             cells.append(f"{m['us_per_op']:9.3g} {ratio:>7}" if "us_per_op" in m else "-")
         print(f"{'W6':<4}{'fwd+bwd in a fresh process, engine alone':<44}{'µs/op':>7}"
               + "".join(f"{c:>17}" for c in cells))  # fmt: skip
-    print("\ndiagnostics, median per step: minor page faults | ms inside the garbage collector")
+    print("\ndiagnostics, median per step: minor page faults | ms inside the garbage collector"
+          " | ratio of main-thread CPU time (ignores other processes and BLAS worker threads)")
+    print(f"{'':<55}" + "".join(f"{e:>21}" for e in cols))
     for w, by_engine in results.items():
         cells = [
-            f"{r['page_faults_per_step']:.0f} | {r['gc_ms_per_step']:.2f}" if "median" in r else "-"
+            f"{r['page_faults_per_step']:.0f} | {r['gc_ms_per_step']:.1f} | {r['cpu_ratio']:.2f}x"
+            if "median" in r and r.get("cpu_ratio") else "-"
             for r in (by_engine.get(e, {}) for e in cols)
         ]
-        print(f"{w:<4}{'':<44}{'':>7}" + "".join(f"{c:>17}" for c in cells))
+        print(f"{w:<4}{'':<44}{'':>7}" + "".join(f"{c:>21}" for c in cells))
     gc_alone = [f"{memory[e]['gc_ms']:.0f} ms" if "gc_ms" in memory.get(e, {}) else "-" for e in cols]
     if memory:
         print(f"{'W6':<4}{'GC time, fresh process (whole chain)':<44}{'':>7}"
-              + "".join(f"{c:>17}" for c in gc_alone))  # fmt: skip
+              + "".join(f"{c:>21}" for c in gc_alone))  # fmt: skip
     if smoke:
         print("\nsmoke: tiny sizes (see WORKLOADS), one repetition: these timings mean nothing")
     else:
         print("\n(value (ratio to raw NumPy)); medians of interleaved repetitions")
-    print("threads: " + "; ".join(f"{k}: {v}" for k, v in threads.items()))
+    print("threads: " + "; ".join(f"{k}: {v}" for k, v in threads.items() if k != "load_average"))
     print(f"Python recursion limit: {sys.getrecursionlimit()} (never raised by this script)")
+    before, after = threads["load_average"]
+    if max(before, after) > 0.5 * (os.cpu_count() or 1):
+        print(f"WARNING: load average {before:.1f} -> {after:.1f} on {os.cpu_count()} CPUs: other "
+              "processes ran; wall-clock medians are unreliable, see the CPU-time ratios")
     lines = [] if smoke else goal_lines(results, memory)
     if lines:
         print("\ngoals of the reference engine (issue 7):")
@@ -818,6 +832,7 @@ def main(argv=None) -> int:
     print(f"minitorch implementation: {impl}")
 
     gc.callbacks.append(GcClock.callback)
+    load_before = os.getloadavg()[0]
     started = time.perf_counter()
     failures: list[str] = []
     results = {}
@@ -831,6 +846,7 @@ def main(argv=None) -> int:
     if "W6" in names and not args.smoke:
         memory = measure_memory(engines, WORKLOADS["W6"].size["n_ops"])
     threads = thread_info(engines)
+    threads["load_average"] = [load_before, os.getloadavg()[0]]
     print_report(results, memory, threads, engines, args.smoke)
     for f in failures:
         print(f"FAILED {f}")
