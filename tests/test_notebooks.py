@@ -73,7 +73,8 @@ def test_setup_cell_is_first_locked_and_exact(path):
 @pytest.mark.parametrize("path", INSTRUCTOR, ids=IDS)
 def test_graded_cells_are_locked_with_points(path):
     graded = [c for c in _code_cells(_nb(path)) if _grader(c).get("grade")]
-    assert graded, f"{path.name} has no graded cell"
+    if path.stem in LABS:  # a lab that asks for ops grades them
+        assert graded, f"{path.name} has no graded cell"
     ids = [_grader(c)["grade_id"] for c in graded]
     assert len(ids) == len(set(ids)), f"duplicate grade_id in {path.name}: {ids}"
     for cell in graded:
@@ -186,7 +187,8 @@ def test_student_notebook_against_stub_fails_only_in_graded_cells(name, release,
     lab = _lab_of(name)
     setup = _code_cells(nb)[0]
     printed = "".join(o.get("text", "") for o in setup.outputs if o.output_type == "stream")
-    assert f"{lab}: minitorch implementation 'learner' (minitorch/tensor.py)" in printed, printed
+    assert f"{lab}: minitorch implementation 'learner' (" in printed, printed
+    assert "minitorch/tensor.py)" in printed, printed
     failed_graded = 0
     for cell in _code_cells(nb):
         errors = [o for o in cell.outputs if o.output_type == "error"]
@@ -202,7 +204,8 @@ def test_student_notebook_against_stub_fails_only_in_graded_cells(name, release,
             where, err.evalue[:500])
         assert "notebooks/" in err.evalue and ".ipynb" in err.evalue, (where, err.evalue[:500])
         failed_graded += 1
-    assert failed_graded, f"{name}: no graded cell failed against the stub"
+    graded = [c for c in _code_cells(nb) if _grader(c).get("grade")]
+    assert failed_graded or not graded, f"{name}: no graded cell failed against the stub"
 
 
 def test_grading_env_drops_what_could_swap_the_graded_code(monkeypatch):

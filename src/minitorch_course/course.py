@@ -158,6 +158,11 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _hash_of(text: str) -> str:
+    """The hash of a notebook's canonical form (what the manifest records)."""
+    return digest(dumps(canonical(json.loads(text))))
+
+
 def _load(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
@@ -199,9 +204,8 @@ def write_students(generated: dict[str, str], force: bool = False,
         path = target / name
         if not path.exists():
             continue
-        current = path.read_text(encoding="utf-8")
-        current_hash = digest(dumps(canonical(json.loads(current))))
-        if current_hash not in (digest(text), manifest.get(name)):
+        current_hash = _hash_of(path.read_text(encoding="utf-8"))
+        if current_hash not in (_hash_of(text), manifest.get(name)):
             edited.append(path)
     if edited and not force:
         names = ", ".join(p.name for p in edited)
@@ -220,7 +224,7 @@ def write_students(generated: dict[str, str], force: bool = False,
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
             print(f"wrote notebooks/{name}")
-        manifest[name] = digest(text)
+        manifest[name] = _hash_of(text)
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",
                              encoding="utf-8")
     return 0
