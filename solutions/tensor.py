@@ -119,7 +119,8 @@ class Tensor:
         out.data = data
         out.grad = None
         out._backward = None
-        if _grad_enabled and any(p.requires_grad for p in parents):
+        # a list, not a generator: for one or two parents it is the cheaper of the two
+        if _grad_enabled and any([p.requires_grad for p in parents]):
             out.requires_grad, out._prev, out._op = True, parents, op
         else:
             out.requires_grad, out._prev, out._op = False, (), ""
@@ -302,10 +303,14 @@ class Tensor:
             for index, (parent, g) in enumerate(zip(node._prev, grads)):
                 if g is None or not parent.requires_grad:
                     continue
-                reduced = unbroadcast(g, parent.data.shape)  # the one reverse-broadcast point
-                if reduced.shape != parent.data.shape:
-                    raise GradShapeError(_grad_shape_message(node._op, index, g.shape, parent.shape))
-                _accumulate(parent, reduced, node.grad)
+                if g.shape != parent.data.shape:  # the one reverse-broadcast point
+                    reduced = unbroadcast(g, parent.data.shape)
+                    if reduced.shape != parent.data.shape:
+                        raise GradShapeError(
+                            _grad_shape_message(node._op, index, g.shape, parent.shape)
+                        )
+                    g = reduced
+                _accumulate(parent, g, node.grad)
             if not retain_graph:  # free the graph: intermediate arrays can now be released
                 node._prev, node._backward = (), None
         ### END SOLUTION
@@ -727,10 +732,13 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _accumulate(node: Tensor, g: np.ndarray, grad_output: np.ndarray) -> None:
-    """``node.grad += g``, never in place and never aliasing another node's gradient."""
+    """``node.grad += g``, never in place; a leaf's gradient never aliases another array."""
     if node.grad is None:
-        # g may be a read-only broadcast view or the very array handed to a sibling
-        node.grad = g.copy() if (g is grad_output or g.base is not None) else g
+        # A leaf's .grad is the user's (an optimizer may update it in place): it must not be a
+        # read-only broadcast view or the very array handed to a sibling. An intermediate
+        # node's gradient is only read by its own _backward, so it can share.
+        shared = g is grad_output or g.base is not None
+        node.grad = g.copy() if shared and not node._prev else g
     else:
         node.grad = node.grad + g
 

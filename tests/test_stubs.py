@@ -21,6 +21,12 @@ def test_committed_stub_is_what_the_generator_produces():
     assert STUB.read_text(encoding="utf-8") == expected, "run `make stubs`"
 
 
+def test_committed_marker_records_the_committed_stub():
+    """Without it, `make stubs` would take the pristine stub for a learner's edited file."""
+    marker = STUB.with_name(".stub.sha256").read_text().strip()
+    assert marker == stubgen._sha(STUB.read_text(encoding="utf-8")), "run `make stubs`"
+
+
 def test_stub_has_no_solution_left():
     text = STUB.read_text(encoding="utf-8")
     assert "BEGIN SOLUTION" not in text and "np.add.at" not in text

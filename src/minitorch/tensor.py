@@ -109,7 +109,8 @@ class Tensor:
         out.data = data
         out.grad = None
         out._backward = None
-        if _grad_enabled and any(p.requires_grad for p in parents):
+        # a list, not a generator: for one or two parents it is the cheaper of the two
+        if _grad_enabled and any([p.requires_grad for p in parents]):
             out.requires_grad, out._prev, out._op = True, parents, op
         else:
             out.requires_grad, out._prev, out._op = False, (), ""
@@ -418,10 +419,13 @@ def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _accumulate(node: Tensor, g: np.ndarray, grad_output: np.ndarray) -> None:
-    """``node.grad += g``, never in place and never aliasing another node's gradient."""
+    """``node.grad += g``, never in place; a leaf's gradient never aliases another array."""
     if node.grad is None:
-        # g may be a read-only broadcast view or the very array handed to a sibling
-        node.grad = g.copy() if (g is grad_output or g.base is not None) else g
+        # A leaf's .grad is the user's (an optimizer may update it in place): it must not be a
+        # read-only broadcast view or the very array handed to a sibling. An intermediate
+        # node's gradient is only read by its own _backward, so it can share.
+        shared = g is grad_output or g.base is not None
+        node.grad = g.copy() if shared and not node._prev else g
     else:
         node.grad = node.grad + g
 

@@ -99,16 +99,20 @@ def main(argv: list[str] | None = None) -> int:
     stub = generate(REFERENCE.read_text(encoding="utf-8"))
     target: Path = args.target
     current = target.read_text(encoding="utf-8") if target.exists() else None
+    marker = target.with_name(".stub.sha256")
     if args.check:
         if current != stub:
             print(f"{target} differs from the stub generated from {REFERENCE}; run `make stubs`")
             return 1
+        if not marker.exists() or marker.read_text().strip() != _sha(stub):
+            print(f"{marker} does not record the current stub; run `make stubs`")
+            return 1
         print(f"{target} is up to date")
         return 0
     if current == stub:
+        marker.write_text(_sha(stub) + "\n")
         print(f"{target} is already up to date")
         return 0
-    marker = target.with_name(".stub.sha256")
     last = marker.read_text().strip() if marker.exists() else None
     if current is not None and _sha(current) != last:
         if not args.force:
