@@ -16,7 +16,7 @@ THEORY_ES = ROOT / "theory"
 THEORY_EN = THEORY_ES / "en"
 ANSWERS_ES = ROOT / "solutions" / "theory"
 ANSWERS_EN = ANSWERS_ES / "en"
-THEORY_NUMBERS = ["00", "01", "02", "03", "04"]
+THEORY_NUMBERS = ["00", "01", "02", "03", "04", "05"]
 
 FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^(#{1,6})\s+\S")
