@@ -12,7 +12,7 @@ OP ?=
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: help lab test lint check stubs bench venv clean
+.PHONY: help lab test lint check stubs notebooks render mutants bench venv clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -31,6 +31,7 @@ lab: $(STAMP)  ## start JupyterLab on notebooks/ (your src/minitorch/tensor.py)
 test: $(STAMP)  ## lint, then every suite against the reference implementation
 	$(BIN)/ruff check src solutions tests benchmarks
 	$(BIN)/python -m minitorch_course.stubgen --check
+	$(BIN)/python -m minitorch_course.course generate --check
 	MINITORCH_IMPL=reference $(BIN)/python -m pytest -p no:cacheprovider
 
 lint: $(STAMP)  ## ruff over src/, solutions/, tests/
@@ -41,6 +42,15 @@ check: $(STAMP)  ## your progress: every course check against YOUR tensor.py (OP
 
 stubs: $(STAMP)  ## regenerate src/minitorch/tensor.py from solutions/ (never overwrites your edits)
 	$(BIN)/python -m minitorch_course.stubgen $(if $(FORCE),--force)
+
+notebooks: $(STAMP)  ## regenerate the student notebooks/ with nbgrader (never overwrites your edits)
+	$(BIN)/python -m minitorch_course.course generate $(if $(FORCE),--force)
+
+render: $(STAMP)  ## re-execute the instructor notebooks against the reference (NB=05 for one)
+	PYTHONPATH=$(CURDIR)/src $(BIN)/python -m minitorch_course.course render $(NB)
+
+mutants: $(STAMP)  ## the catalog of planted mistakes: caught and diagnosed?
+	MINITORCH_IMPL=reference $(BIN)/python -m minitorch_course.mutants
 
 bench: $(STAMP)  ## speed and memory against raw NumPy, PyTorch and MyGrad
 	MINITORCH_IMPL=reference $(BIN)/python benchmarks/bench.py

@@ -164,8 +164,6 @@ def test_hostile_environment_cannot_grade_the_engine_checks(graded):
     assert "refusing to grade" in error, error
 
 
-@pytest.mark.xfail(strict=True, reason="grading.check_ops does not re-check the origin of "
-                   "minitorch.tensor after setup_lab refused (see engine_checks.refuse_foreign_code)")
 def test_hostile_environment_cannot_grade_the_solution(graded):
     """PYTHONPATH and MINITORCH_IMPL pointing at the solution: the stub still scores zero."""
     assert _total(graded, "hostile")[0] == 0

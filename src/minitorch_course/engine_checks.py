@@ -9,13 +9,12 @@ node, so lab 00 can be graded before a single op of lab 01 exists. Same contract
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
 from minitorch_course.checks import CheckFailure
+from minitorch_course.grading import refuse_foreign_code
 
 
 def _mt():
@@ -340,23 +339,6 @@ CHECKS: dict[str, Callable[[], list[Callable[[], None]]]] = {
     "retain_graph": _retain_graph_cases,
     "unbroadcast": _unbroadcast_cases,
 }
-
-
-def refuse_foreign_code() -> None:
-    """Under nbgrader's autograde, raise unless minitorch.tensor is the submission's own file.
-
-    The same rule as ``grading.setup_lab``, checked again at every graded call: a set-up cell
-    that raised does not stop the later cells from running.
-    """
-    if os.environ.get("NBGRADER_EXECUTION") != "autograde":
-        return
-    mt = _mt()
-    origin = Path(mt.tensor.__spec__.origin or mt.tensor.__file__).resolve()
-    here = Path.cwd().resolve()
-    if mt.IMPLEMENTATION != "learner" or not origin.is_relative_to(here):
-        raise RuntimeError(f"refusing to grade: minitorch.tensor was imported from {origin} "
-                           f"(MINITORCH_IMPL={mt.IMPLEMENTATION}), not from this submission's "
-                           f"minitorch/tensor.py under {here}")
 
 
 def check_engine(*names: str) -> None:

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _shown(path: Path) -> str:
     """A path relative to the repository (or the working directory), stable across machines."""
-    for base in (ROOT, Path.cwd().resolve()):
+    for base in (Path.cwd().resolve(), ROOT):
         try:
             return str(path.relative_to(base))
         except ValueError:
@@ -28,12 +28,13 @@ def _shown(path: Path) -> str:
     return path.name
 
 
-def setup_lab(lab: str) -> None:
-    """First cell of every lab: say which tensor.py is in use; refuse to grade the wrong one.
+def refuse_foreign_code() -> Path:
+    """Under nbgrader's autograde, raise unless minitorch.tensor is the submission's own file.
 
-    Under nbgrader's autograde (NBGRADER_EXECUTION=autograde) the imported ``minitorch.tensor``
-    must be the submission's own file, below the working directory: never the reference, an
-    installed copy, or something a PYTHONPATH points at.
+    The file must lie below the working directory (the submission) and be the learner's
+    implementation: never the reference, an installed copy, or something a PYTHONPATH points at.
+    Checked by the set-up cell AND by every graded call, because a set-up cell that raised does
+    not stop the later cells from running. Returns the imported file.
     """
     import minitorch
 
@@ -46,6 +47,14 @@ def setup_lab(lab: str) -> None:
                 f"(MINITORCH_IMPL={minitorch.IMPLEMENTATION}), not from this submission's "
                 f"minitorch/tensor.py under {here}"
             )
+    return origin
+
+
+def setup_lab(lab: str) -> None:
+    """First cell of every lab: say which tensor.py is in use; refuse to grade the wrong one."""
+    import minitorch
+
+    origin = refuse_foreign_code()
     print(f"{lab}: minitorch implementation '{minitorch.IMPLEMENTATION}' ({_shown(origin)})")
 
 
@@ -56,6 +65,7 @@ def check_ops(*names: str, suites: tuple[str, ...] = GRADED_SUITES,
     Prints one line per op that passes. A failure raises ``checks.CheckFailure`` whose message
     names the op, the case (shapes), the worst element and the likely mistake.
     """
+    refuse_foreign_code()
     problems = []
     for op in resolve(list(names)):
         report = checks.check_op(op, suites=suites, max_examples=max_examples)
