@@ -99,8 +99,9 @@ def graded(tmp_path_factory) -> Path:
     # these two only need the lab the mistake and the guard show up in (keeps the suite fast)
     _submit(course_dir, release, "mutant", reference.replace(CORRECT, PLANTED), answered=True,
             only=(LAB,))
+    # unanswered: its in-notebook exercises (no tensor.py involved) could only add honest points
     _submit(course_dir, release, "hostile", (release / course.GRADED_FILE).read_text("utf-8"),
-            answered=True, only=(ENGINE_LAB, LAB))
+            answered=False, only=(ENGINE_LAB, LAB))
     course.nbgrader(["autograde", ASSIGNMENT, "--student", "[rsm]*"], course_dir)
     hostile_env = course.grading_env(MINITORCH_IMPL="reference", PYTHONPATH=str(ROOT / "src"))
     course.nbgrader(["autograde", ASSIGNMENT, "--student", "hostile"], course_dir,
