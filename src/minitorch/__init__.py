@@ -50,15 +50,22 @@ from minitorch.gradcheck import (  # noqa: E402
     eps_sweep,
     gradcheck,
 )
-from minitorch.tensor import (  # noqa: E402
-    Tensor,
-    cat,
-    cross_entropy,
-    is_grad_enabled,
-    no_grad,
-    stack,
-    unbroadcast,
+
+# The names below are looked up in ``minitorch.tensor`` at each use instead of being bound once
+# here: after ``%autoreload`` re-executes an edited tensor.py, ``mt.Tensor`` is the new class.
+_TENSOR_NAMES = frozenset(
+    {"Tensor", "cat", "cross_entropy", "is_grad_enabled", "no_grad", "stack", "unbroadcast"}
 )
+
+
+def __getattr__(name: str):
+    if name in _TENSOR_NAMES:
+        return getattr(tensor, name)
+    raise AttributeError(f"module 'minitorch' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _TENSOR_NAMES)
 
 __all__ = [
     "IMPLEMENTATION",

@@ -16,6 +16,7 @@ import numpy as np
 
 from minitorch.errors import BackwardError, GradShapeError, ShapeError, shape_errors
 from minitorch.errors import grad_shape_message as _grad_shape_message
+from minitorch.node import Node
 
 __all__ = [
     "Tensor",
@@ -83,7 +84,7 @@ def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
     return tuple(sorted(normalized))
 
 
-class Tensor:
+class Tensor(Node):
     """A NumPy array that remembers how it was computed, so gradients can flow back to it.
 
     ``Tensor(data, requires_grad=False)`` copies ``data`` into a float64 array. Leaves that need
@@ -91,7 +92,7 @@ class Tensor:
     its inputs does (and grad mode is on).
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "_prev", "_op", "_backward", "__weakref__")
+    __slots__ = ()  # the fields are declared in minitorch.node.Node
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operators
 
     def __init__(self, data: Any, requires_grad: bool = False) -> None:
