@@ -604,9 +604,9 @@ class Tensor(Node):
     def getitem(self, index: Any) -> Tensor:
         """``a[index]``: slices, integers, integer arrays (repeated indices accumulate)."""
         if isinstance(index, Tensor):
-            index = index.data.astype(np.intp)
+            index = _integer_index(index)
         elif isinstance(index, tuple):
-            index = tuple(i.data.astype(np.intp) if isinstance(i, Tensor) else i for i in index)
+            index = tuple(_integer_index(i) if isinstance(i, Tensor) else i for i in index)
         try:
             selected = self.data[index]
         except IndexError as err:
@@ -823,6 +823,13 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(_erf_ufunc(x), dtype=np.float64)
 
 
+def _integer_index(t: Tensor) -> np.ndarray:
+    """A Tensor used as an index: its values must be whole numbers (Tensors hold floats)."""
+    if not np.all(t.data == np.round(t.data)):
+        raise IndexError(f"getitem: a Tensor index must hold whole numbers, got {t.data.ravel()[:5]}")
+    return t.data.astype(np.intp)
+
+
 def _class_targets(targets: Any, logits_shape: tuple[int, ...]) -> np.ndarray:
     """Validate class indices for ``cross_entropy``: an integer array of shape (N,), 0 <= t < C."""
     if len(logits_shape) != 2:
@@ -831,6 +838,8 @@ def _class_targets(targets: Any, logits_shape: tuple[int, ...]) -> np.ndarray:
             "reshape a single example to (1, C)"
         )
     n, c = logits_shape
+    if n == 0:
+        raise ShapeError("cross_entropy: an empty batch (N = 0) has no mean loss")
     t = targets.data if isinstance(targets, Tensor) else np.asarray(targets)
     if t.dtype.kind == "f" and np.all(np.isfinite(t)) and np.all(t == np.round(t)):
         t = t.astype(np.intp)

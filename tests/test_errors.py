@@ -92,3 +92,32 @@ def test_backward_grad_shape():
 def test_gelu_approximate_value():
     with pytest.raises(ValueError, match="'none' or 'tanh'"):
         t((2,)).gelu(approximate="fast")
+
+
+def test_cat_and_stack_mismatch_name_the_shapes():
+    with pytest.raises(mt.ShapeError, match=r"cat: .*\(input shapes: \(2, 3\), \(2, 4\)\)"):
+        mt.cat([t((2, 3)), t((2, 4))], axis=0)
+    with pytest.raises(mt.ShapeError, match=r"stack: .*\(input shapes: \(3,\), \(4,\)\)"):
+        mt.stack([t((3,)), t((4,))])
+
+
+def test_broadcast_to_an_incompatible_shape():
+    with pytest.raises(mt.ShapeError, match=r"cannot broadcast \(3,\) to \(4,\)"):
+        t((3,)).broadcast_to((4,))
+
+
+def test_an_axis_error_names_the_op():
+    with pytest.raises(mt.ShapeError, match=r"^max: axis 2 is out of range"):
+        t((2, 3)).max(axis=2)
+
+
+def test_a_tensor_index_must_hold_whole_numbers():
+    x = t((3,))
+    np.testing.assert_allclose(x[mt.Tensor([2.0, 0.0])].shape, (2,))
+    with pytest.raises(IndexError, match=r"whole numbers, got \[0.7\]"):
+        x[mt.Tensor([0.7])]
+
+
+def test_cross_entropy_of_an_empty_batch():
+    with pytest.raises(mt.ShapeError, match="empty batch"):
+        mt.cross_entropy(t((0, 3)), np.array([], dtype=int))

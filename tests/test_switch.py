@@ -39,3 +39,14 @@ def test_the_library_never_imports_torch():
     env = {**os.environ, "MINITORCH_IMPL": "reference"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_no_library_file_imports_torch():
+    import ast
+
+    files = sorted((ROOT / "src" / "minitorch").glob("*.py")) + [ROOT / "solutions" / "tensor.py"]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n.split(".")[0] == "torch" for n in names), (path.name, names)

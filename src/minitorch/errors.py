@@ -105,6 +105,15 @@ def matmul_message(a: Shape, b: Shape) -> str:
     )
 
 
+def broadcast_to_message(shape: Shape, target: Shape) -> str:
+    """Explain why ``shape`` cannot be broadcast to ``target``."""
+    return (
+        f"broadcast_to: cannot broadcast {_fmt(shape)} to {_fmt(target)}: aligned to the right, "
+        "each axis of the input must equal the target's or be 1, and the input cannot have "
+        "more axes than the target.\n" + broadcast_table([shape, target], ["input", "target"])
+    )
+
+
 def shape_errors(method: F) -> F:
     """Decorate an op so NumPy's shape errors come out as a ShapeError naming the shapes.
 
@@ -119,9 +128,14 @@ def shape_errors(method: F) -> F:
             return method(*args, **kwargs)
         except ValueError as err:
             if isinstance(err, ShapeError):
-                raise
-            shapes = [a.shape for a in args if hasattr(a, "_prev") and hasattr(a, "shape")]
-            if op == "matmul" and len(shapes) == 2:
+                if str(err).startswith(f"{op}:"):
+                    raise
+                raise ShapeError(f"{op}: {err}") from None
+            shapes = [t.shape for a in args for t in (a if isinstance(a, list | tuple) else [a])
+                      if hasattr(t, "_prev") and hasattr(t, "shape")]  # cat/stack take a list
+            if op == "broadcast_to" and len(args) > 1 and shapes:
+                message = broadcast_to_message(shapes[0], tuple(args[1]))
+            elif op == "matmul" and len(shapes) == 2:
                 message = matmul_message(*shapes)
             elif "broadcast" in str(err) and len(shapes) >= 2:
                 message = broadcast_message(op, shapes)

@@ -260,8 +260,8 @@ def explain_forward(op: Op, case: Case, arrays, got: np.ndarray, want: np.ndarra
     ok, worst, j = _close(got, want)
     if not ok:
         raise _fail(
-            f"{op.name} forward on {case.label}: element {j}: minitorch {got[j]!r}, torch "
-            f"{want[j]!r}, |difference| {worst:.3g} > {ATOL:g} + {RTOL:g}·|torch|.",
+            f"{op.name} forward on {case.label}: element {j}: minitorch {float(got[j]):.10g}, torch "
+            f"{float(want[j]):.10g}, |difference| {worst:.3g} > {ATOL:g} + {RTOL:g}·|torch|.",
             diagnosis.explain_forward_values(op, got, want, case, arrays))
 
 
@@ -300,7 +300,7 @@ def explain_backward(op: Op, case: Case, arrays, got, want, upstream=None) -> No
             raise _fail(f"{where}: gradient shape {g.shape}, expected {w.shape}.", why(g))
         ok, worst, j = _close(g, w)
         if not ok:
-            raise _fail(f"{where}: element {j}: minitorch {g[j]!r}, torch {w[j]!r} "
+            raise _fail(f"{where}: element {j}: minitorch {float(g[j]):.10g}, torch {float(w[j]):.10g} "
                         f"(|difference| {worst:.3g}).", why(g))
 
 
