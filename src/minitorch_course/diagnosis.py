@@ -159,7 +159,7 @@ def explain_grad_shape(got: Shape, want: Shape, got_array: np.ndarray | None = N
                 same = " Once summed, its values are exactly right."
         return Diagnosis("reverse-broadcast", (
             f"Reverse broadcasting missing: sum over axes {_axes(lead + ones)} "
-            f"({'; '.join(parts)}). {subject[0].upper() + subject[1:]}, the broadcast output's "
+            f"({'; '.join(parts)}). Here {subject}, the broadcast output's "
             f"shape, but the input is {fmt(want)}: summing the gradient back down to the input's "
             f"shape is unbroadcast's job.{same}"))
     squeezed = tuple(n for n in want if n != 1)

@@ -72,29 +72,15 @@ _RECURSIVE_SORT = '''        order: list[Tensor] = []
         return order
 '''
 
-_ITERATIVE_SORT = '''        order: list[Tensor] = []
-        visited: set[int] = set()
-        stack: list[tuple[Tensor, bool]] = [(self, False)]
-        while stack:
-            node, children_done = stack.pop()
-            if children_done:  # all its parents are already in `order`
-                order.append(node)
-                continue
-            if id(node) in visited:
-                continue
-            visited.add(id(node))
-            if node._op and node._backward is None:
-                raise BackwardError(
-                    f"backward through a freed graph: the graph behind this '{node._op}' node was "
-                    "released by an earlier backward(); pass retain_graph=True to the first "
-                    "backward() to run backward twice, or recompute the forward pass"
-                )
-            stack.append((node, True))
-            for parent in node._prev:
-                if parent.requires_grad and id(parent) not in visited:
-                    stack.append((parent, False))
-        return order
-'''
+def _solution_of(function: str) -> str:
+    """The fenced solution body of ``function`` in the reference (fences excluded)."""
+    text = REFERENCE.read_text(encoding="utf-8")
+    after = text[text.index(f"def {function}("):]
+    begin = after.index("### BEGIN SOLUTION\n") + len("### BEGIN SOLUTION\n")
+    return after[begin:after.index("        ### END SOLUTION")]
+
+
+_ITERATIVE_SORT = _solution_of("_topological_order")  # replaced whole by the recursive one
 
 MUTANTS: tuple[Mutant, ...] = (
     # ------------------------------------------------ reverse broadcasting (the engine's helper)
