@@ -270,3 +270,18 @@ def test_self_study_needs_no_nbgrader():
         text = "\n".join(_source(c) for c in _code_cells(_nb(path)))
         assert "import nbgrader" not in text and "from nbgrader" not in text, path.name
 
+
+
+@pytest.mark.parametrize("name", [p.name for p in INSTRUCTOR], ids=IDS)
+def test_student_notebook_shows_demo_outputs_and_nothing_else(name):
+    """Rendered demo outputs (plots included) are visible on the forge; graded cells, solution
+    cells and the set-up cell carry no output, so no answer or grade leaks."""
+    cells = _code_cells(_nb(ROOT / "notebooks" / name))
+    for cell in cells:
+        meta = _grader(cell)
+        if meta.get("grade") or meta.get("solution") or meta.get("grade_id") == "setup":
+            assert not cell.get("outputs"), (name, meta.get("grade_id"))
+    demos = [c for c in cells if not _grader(c).get("grade") and not _grader(c).get("solution")
+             and _grader(c).get("grade_id") != "setup"]
+    if name != "07-quiz.ipynb":  # the quiz has no demo cells
+        assert any(c.get("outputs") for c in demos), name

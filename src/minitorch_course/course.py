@@ -167,9 +167,30 @@ def _load(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def with_demo_outputs(student: dict, instructor: dict) -> dict:
+    """Give the student notebook the rendered outputs of its demo cells (plots included).
+
+    nbgrader clears every output; a learner browsing notebooks/ on the forge should still see
+    what the demos produce. Only cells that are neither graded nor solutions nor the set-up
+    cell, and whose source is the instructor's, get their outputs back: no answer and no grade
+    leaks.
+    """
+    rendered = {c.get("id"): c for c in instructor.get("cells", []) if c.get("id")}
+    for cell in student.get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        source = rendered.get(cell.get("id"))
+        if (cell.get("cell_type") == "code" and source is not None
+                and not meta.get("grade") and not meta.get("solution")
+                and meta.get("grade_id") != "setup"  # it would name the reference
+                and source.get("source") == cell.get("source")):
+            cell["outputs"] = copy.deepcopy(source.get("outputs", []))
+    return student
+
+
 def student_versions(release: Path) -> dict[str, str]:
-    """{file name: text} of every generated student notebook, canonical."""
-    return {p.name: dumps(canonical(_load(p))) for p in sorted(release.glob("*.ipynb"))}
+    """{file name: text} of every generated student notebook, canonical, with demo outputs."""
+    return {p.name: dumps(canonical(with_demo_outputs(_load(p), _load(SOURCE_NOTEBOOKS / p.name))))
+            for p in sorted(release.glob("*.ipynb"))}
 
 
 def _read_manifest(path: Path = MANIFEST) -> dict[str, str]:
