@@ -159,8 +159,8 @@ def explain_grad_shape(got: Shape, want: Shape, got_array: np.ndarray | None = N
                 same = " Once summed, its values are exactly right."
         return Diagnosis("reverse-broadcast", (
             f"Reverse broadcasting missing: sum over axes {_axes(lead + ones)} "
-            f"({'; '.join(parts)}). Here {subject}, the broadcast output's "
-            f"shape, but the input is {fmt(want)}: summing the gradient back down to the input's "
+            f"({'; '.join(parts)}). Here {subject}, "
+            f"but the input is {fmt(want)}: summing the gradient back down to the input's "
             f"shape is unbroadcast's job.{same}"))
     squeezed = tuple(n for n in want if n != 1)
     if got != want and tuple(n for n in got if n != 1) == squeezed and len(got) < len(want):
