@@ -302,12 +302,12 @@ class EngineRow:
 
 ENGINE_ROWS: tuple[EngineRow, ...] = (
     EngineRow("topological_order", "00-tensor-skeleton",
-              "parents first, each node once; a 100,000-op chain", 2),
+              "parents first; 100,000-op chain", 2),
     EngineRow("backward", "00-tensor-skeleton",
-              "chain rule; gradients summed over paths and calls", 2),
+              "chain rule; sums paths and calls", 2),
     EngineRow("retain_graph", "00-tensor-skeleton",
-              "graph freed after backward unless retain_graph", 1),
-    EngineRow("unbroadcast", "01-elementwise-ops", "the one reverse-broadcasting helper", 2),
+              "graph freed unless retain_graph", 1),
+    EngineRow("unbroadcast", "01-elementwise-ops", "the one reverse-broadcast helper", 2),
 )
 ENGINE_BY_NAME: dict[str, EngineRow] = {row.name: row for row in ENGINE_ROWS}
 assert not set(ENGINE_BY_NAME) & set(BY_NAME), "engine rows and ops share one namespace"
