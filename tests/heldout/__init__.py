@@ -1,0 +1,1 @@
+"""Held-out set of classic learner mistakes (see README.md)."""
