@@ -23,8 +23,17 @@ HEADING = re.compile(r"^(#{1,6})\s+\S")
 SELF_CHECK = {"es": "Autoevaluación", "en": "Self-check"}
 
 
+# Files whose mirror has a translated name (theory/NAME -> theory/en/NAME); the rest keep theirs.
+MIRROR_NAMES = {"GLOSARIO.md": "GLOSSARY.md"}
+GLOSSARY = {"es": THEORY_ES / "GLOSARIO.md", "en": THEORY_EN / "GLOSSARY.md"}
+
+
 def _md_files(folder):
     return sorted(p.name for p in folder.glob("*.md"))
+
+
+def _en_name(name):
+    return MIRROR_NAMES.get(name, name)
 
 
 def _parse(path):
@@ -68,7 +77,7 @@ def _rel(path):
 
 
 def test_both_languages_have_the_same_files():
-    es, en = _md_files(THEORY_ES), _md_files(THEORY_EN)
+    es, en = [_en_name(n) for n in _md_files(THEORY_ES)], _md_files(THEORY_EN)
     assert es, "theory/ has no .md files"
     assert es == en, (
         f"only in theory/: {sorted(set(es) - set(en))}; only in theory/en/: {sorted(set(en) - set(es))}"
@@ -77,9 +86,9 @@ def test_both_languages_have_the_same_files():
 
 @pytest.mark.parametrize("name", _md_files(THEORY_ES))
 def test_mirror_has_the_same_structure(name):
-    es_path, en_path = THEORY_ES / name, THEORY_EN / name
+    es_path, en_path = THEORY_ES / name, THEORY_EN / _en_name(name)
     if not en_path.exists():
-        pytest.fail(f"theory/en/{name} is missing")
+        pytest.fail(f"theory/en/{_en_name(name)} is missing")
     es_head, es_math, _ = _parse(es_path)
     en_head, en_math, _ = _parse(en_path)
     es_levels = [level for level, _ in es_head]
@@ -150,3 +159,65 @@ def test_python_blocks_run(path, reference_minitorch):
             raise AssertionError(
                 f"python block starting at {where} failed: {type(exc).__name__}: {exc}"
             ) from exc
+
+
+# ----------------------------------------------------------------- one term per idea (glossary)
+AVOID_COLUMN = {"es": "No uses", "en": "Avoid"}
+QUOTED = {"es": re.compile(r"«([^»]+)»"), "en": re.compile(r'"([^"]+)"')}
+INLINE_CODE = re.compile(r"`[^`]*`")
+LINK_TARGET = re.compile(r"\]\([^)]*\)")
+README = ROOT / "README.md"
+README_LEARNER_END = "## For instructors"  # README.md is Spanish up to this heading
+
+
+def _avoided(lang):
+    """The phrases listed in the glossary's "avoid" column, one list per glossary row."""
+    phrases, column = [], None
+    for line in GLOSSARY[lang].read_text(encoding="utf-8").splitlines():
+        if not line.startswith("|"):
+            column = None
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if AVOID_COLUMN[lang] in cells:
+            column = cells.index(AVOID_COLUMN[lang])
+        elif column is not None and not set(cells[0]) <= set("-: "):
+            phrases += QUOTED[lang].findall(cells[column])
+    return phrases
+
+
+def _learner_prose(lang):
+    """(file, line number, prose) for every line a learner reads in `lang`, code left out."""
+    if lang == "es":
+        files = [THEORY_ES / n for n in _md_files(THEORY_ES)] + sorted(ANSWERS_ES.glob("*.md"))
+        files.append(README)
+    else:
+        files = [THEORY_EN / n for n in _md_files(THEORY_EN)] + sorted(ANSWERS_EN.glob("*.md"))
+    for path in files:
+        if path == GLOSSARY[lang]:
+            continue
+        in_fence = False
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if path == README and line.startswith(README_LEARNER_END):
+                break
+            if FENCE.match(line):
+                in_fence = not in_fence
+                continue
+            if not in_fence:
+                yield path, number, LINK_TARGET.sub("](…)", INLINE_CODE.sub("`…`", line))
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_glossary_terms_are_used(lang):
+    """No variant the glossary rejects appears in the theory, its answers or the README."""
+    avoided = _avoided(lang)
+    assert avoided, f"{_rel(GLOSSARY[lang])}: no phrases in its '{AVOID_COLUMN[lang]}' column"
+    patterns = {p: re.compile(r"(?<!\w)" + re.escape(p), re.IGNORECASE) for p in avoided}
+    hits = []
+    for path, number, prose in _learner_prose(lang):
+        found = [phrase for phrase, pattern in patterns.items() if pattern.search(prose)]
+        if found:
+            hits.append(f"{_rel(path)}:{number}: {', '.join(map(repr, found))}")
+    assert not hits, (
+        f"{len(hits)} variant(s) that {_rel(GLOSSARY[lang])} says to avoid; use its term instead:\n"
+        + "\n".join(hits)
+    )
