@@ -60,7 +60,7 @@ CELL_TIMEOUT = 600  # seconds per cell; the slowest graded cell takes a few seco
 PACKAGES = ("minitorch", "minitorch_course")
 THEORY = "theory"  # theory/ and its English mirror theory/en/, copied as theory/
 INSTRUCTOR_ONLY = (  # files of PACKAGES that never ship (paths relative to src/)
-    "minitorch_course/mutants.py",  # planted mistakes: 43 reference lines verbatim
+    "minitorch_course/mutants.py",  # planted mistakes: reference lines verbatim
     "minitorch_course/course.py",  # this builder
     "minitorch_course/nbgrader_ext.py",  # nbgrader preprocessors, run by the instructor
     "minitorch_course/stubgen.py",  # turns the reference into the stub
@@ -141,10 +141,14 @@ def lab_notebooks() -> list[Path]:
 
 
 def _copy_package(name: str, dest: Path) -> None:
-    skip = {Path(f).name for f in INSTRUCTOR_ONLY if Path(f).parent.name == name}
-    shutil.copytree(ROOT / "src" / name, dest / name,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.bak*", ".stub.*",
-                                                  *skip))
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc", "*.bak*", ".stub.*")
+    src = ROOT / "src"
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        here = Path(folder).relative_to(src)
+        return junk(folder, names) | {n for n in names if (here / n).as_posix() in INSTRUCTOR_ONLY}
+
+    shutil.copytree(src / name, dest / name, ignore=ignore)
 
 
 def _rewrite(text: str, pairs: tuple[tuple[str, str], ...]) -> str:
