@@ -64,6 +64,14 @@ def test_build_refuses_a_directory_with_a_foreign_nbgrader_config(tmp_path):
     assert not (other / "source").exists()
 
 
+def test_build_refuses_a_file(tmp_path):
+    not_a_dir = tmp_path / "course"
+    not_a_dir.write_text("mis notas", encoding="utf-8")
+    with pytest.raises(SystemExit, match="it is a file"):
+        course.build(not_a_dir)
+    assert not_a_dir.read_text(encoding="utf-8") == "mis notas"
+
+
 def test_build_warns_about_a_course_directory_inside_the_repository(capsys):
     (ROOT / "build").mkdir(exist_ok=True)  # git-ignored
     with tempfile.TemporaryDirectory(dir=ROOT / "build", prefix="test-course-") as tmp:

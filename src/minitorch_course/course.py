@@ -187,7 +187,10 @@ def grading_data(course_dir: Path) -> list[str]:
 
 
 def check_course_dir(course_dir: Path) -> None:
-    """Refuse a directory whose ``nbgrader_config.py`` was not written by ``build``."""
+    """Refuse a file, or a directory whose ``nbgrader_config.py`` was not written by ``build``."""
+    if course_dir.exists() and not course_dir.is_dir():
+        raise SystemExit(f"refusing to build the course in {course_dir}: it is a file, not a "
+                         "directory. Choose another one with --course-dir.")
     config = course_dir / "nbgrader_config.py"
     if config.exists() and not config.read_text(encoding="utf-8").startswith(CONFIG_HEADER):
         raise SystemExit(
