@@ -8,7 +8,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8888
 OP ?=
-# Deterministic outputs for notebooks and Hypothesis (NBGRADER-NOTES: seed everything).
+# Deterministic outputs: nbval compares the notebooks' committed outputs, so sets and hashes
+# must iterate in a fixed order, and plots render headless (docs/INSTRUCTOR.md, Authoring).
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
@@ -55,5 +56,17 @@ mutants: $(STAMP)  ## the catalog of planted mistakes: caught and diagnosed?
 bench: $(STAMP)  ## speed and memory against raw NumPy, PyTorch and MyGrad
 	MINITORCH_IMPL=reference $(BIN)/python benchmarks/bench.py
 
-clean:  ## remove the virtual environment and caches
+# Grading data (docs/INSTRUCTOR.md): make never deletes it. A course directory put in build/
+# with `course build --course-dir` makes `make clean` refuse, naming what it found.
+GRADING_DATA := gradebook.db submitted autograded feedback exchange
+
+clean:  ## remove the virtual environment and caches (never grading data)
+	@found=$$(find build -maxdepth 4 \( $(foreach n,$(GRADING_DATA),-name $(n) -o) -false \) \
+	    -print 2>/dev/null); \
+	if [ -n "$$found" ]; then \
+	    echo "make clean: refusing to delete build/: it holds grading data:" >&2; \
+	    echo "$$found" | sed 's/^/    /' >&2; \
+	    echo "move that course directory out of the repository, or delete it by hand" >&2; \
+	    exit 1; \
+	fi
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache build src/*.egg-info

@@ -137,8 +137,9 @@ def test_instructor_notebook_nbval(path):
 # ---------------------------------------------------------------- student notebooks (slow)
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
-    """nbgrader's release directory: the student notebooks and the packages, stub tensor.py."""
-    return course.generate_assignment(tmp_path_factory.mktemp("course") / "course")
+    """nbgrader's release directory, as `generate` makes it for notebooks/ (repository layout)."""
+    return course.generate_assignment(tmp_path_factory.mktemp("course") / "course",
+                                      for_class=False)
 
 
 @pytest.mark.slow

@@ -1,7 +1,9 @@
 """Draw a computation graph with matplotlib: one box per node, its op, shape and gradient shape.
 
-No Graphviz binary needed. The traversal here is the course's own (iterative, like the one the
-learner writes in lab 00), so a graph can be drawn before ``_topological_order`` exists.
+No Graphviz binary needed, and no topological order either: this module ships to learners, and
+ordering a graph is lab 00's exercise (``Tensor._topological_order``). It collects the nodes in the
+order it first meets them (not an order the engine could use) and finds each node's column by
+relaxation, so a graph can be drawn before ``_topological_order`` exists.
 
     from minitorch_course.viz import draw_graph
     draw_graph(loss, names={"x": x, "W": W})
@@ -16,30 +18,40 @@ def _fmt(shape) -> str:
     return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def graph_nodes(root) -> list:
-    """Every node reachable from ``root`` through ``_prev``, parents before children."""
-    order, visited, stack = [], set(), [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-            continue
-        if id(node) in visited:
-            continue
-        visited.add(id(node))
-        stack.append((node, True))
-        stack.extend((p, False) for p in reversed(node._prev) if id(p) not in visited)
-    return order
+def reachable(root) -> list:
+    """Every node reachable from ``root`` through ``_prev``, each once, in the order first met.
+
+    The output comes first, so this is NOT a topological order, and reversed it is not one
+    either: for ``s = a + a * b`` it lists ``s, a, mul, b``; reversed, ``mul`` comes before its
+    parent ``a``.
+    """
+    found, seen, frontier = [], set(), [root]
+    while frontier:
+        node = frontier.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            found.append(node)
+            frontier.extend(reversed(node._prev))
+    return found
 
 
-def _depths(order: list) -> dict[int, int]:
-    """The column of each node: longest path from a leaf; leaves next to their first user."""
-    depth: dict[int, int] = {}
-    for node in order:
-        depth[id(node)] = 1 + max((depth[id(p)] for p in node._prev), default=-1)
-    for node in reversed(order):  # a leaf sits just left of its first consumer
+def _depths(nodes: list) -> dict[int, int]:
+    """The column of each node: longest path from a leaf; leaves next to their first user.
+
+    Found by relaxation (repeat "one more than the deepest parent" until nothing changes), which
+    needs no order of the nodes.
+    """
+    depth = {id(node): 0 for node in nodes}
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            d = 1 + max((depth[id(p)] for p in node._prev), default=-1)
+            if d != depth[id(node)]:
+                depth[id(node)], changed = d, True
+    for node in nodes:  # a leaf sits just left of its first consumer
         if not node._prev:
-            users = [depth[id(c)] for c in order if any(p is node for p in c._prev)]
+            users = [depth[id(c)] for c in nodes if any(p is node for p in c._prev)]
             if users:
                 depth[id(node)] = min(users) - 1
     return depth
@@ -66,7 +78,7 @@ def draw_graph(root, names: Mapping[str, object] | None = None, ax=None,
     from matplotlib.patches import FancyBboxPatch
 
     by_id = {id(t): n for n, t in (names or {}).items()}
-    order = graph_nodes(root)
+    order = reachable(root)
     depth = _depths(order)
     columns: dict[int, list] = {}
     for node in order:
