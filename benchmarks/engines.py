@@ -38,7 +38,7 @@ class Engine:
     cross_entropy: Callable[[Tensor, Any], Tensor]  # (logits (N, C), labels (N,)) -> mean loss
     grad: Callable[[Tensor], np.ndarray]  # a leaf's gradient after backward, as an ndarray
     forget_grads: Callable[[list[Tensor]], None]  # before a backward, so grads do not accumulate
-    sgd: Callable[[list[Tensor], float], None]  # p <- p - lr * grad, in place; grads forgotten
+    sgd: Callable[[list[Tensor], float], None]  # p <- p - lr * grad, in place
 
 
 def _set_grads_to_none(tensors: list[Tensor]) -> None:
@@ -112,7 +112,8 @@ def _mygrad() -> Engine:
         relu=relu,
         cross_entropy=softmax_crossentropy,
         grad=attrgetter("grad"),
-        forget_grads=lambda tensors: None,  # MyGrad clears old gradients when a tensor enters a new graph
+        # a MyGrad tensor drops its old gradient when it enters a new graph
+        forget_grads=lambda tensors: None,
         sgd=sgd,
     )
 
