@@ -485,7 +485,6 @@ def print_report(results, memory, threads, engines, smoke) -> None:
         print("\n".join(lines))
 
 
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, no files")

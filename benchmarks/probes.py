@@ -168,7 +168,8 @@ def save_chart(results: dict, engines: list[str], goals: dict[str, float], path:
         ratios = [results[w].get(engine, {}).get("ratio") or np.nan for w in names]
         xs = np.arange(len(names)) + (i - (len(cols) - 1) / 2) * width
         bars = ax.bar(xs, ratios, width, label=engine)
-        ax.bar_label(bars, labels=[f"{r:.2g}" if not math.isnan(r) else "" for r in ratios], fontsize=7)
+        labels = [f"{r:.2g}" if not math.isnan(r) else "" for r in ratios]
+        ax.bar_label(bars, labels=labels, fontsize=7)
     if "minitorch" in cols:  # the goal, as a black line across the minitorch bar
         x0 = np.arange(len(names)) + (cols.index("minitorch") - (len(cols) - 1) / 2) * width
         ax.hlines([goals.get(w, np.nan) for w in names], x0 - width / 2, x0 + width / 2,
