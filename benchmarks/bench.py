@@ -1,11 +1,12 @@
 """make bench: how fast is minitorch next to raw NumPy, PyTorch and MyGrad?
 
-Every workload is written once per engine (the tables ``WORKLOADS`` and ``*_numpy``,
-``*_minitorch``, ``*_torch``, ``*_mygrad`` below). Before anything is timed, every engine runs one
-step and its loss and every gradient must agree with raw NumPy's (float64, ``rtol=atol=1e-7``,
-the float64 defaults of ``torch.testing.assert_close``). Then the engines are timed in turns,
-interleaved repetition by repetition in this one process, and the table shows medians and each
-engine's ratio to raw NumPy: hand-written forward and backward with no graph, the floor.
+Every workload is written twice: once by hand in raw NumPy (forward and backward, no graph: the
+floor every ratio divides by) and once over an engine adapter (``engines.py``), which runs it on
+minitorch, PyTorch and MyGrad alike; the table ``WORKLOADS`` lists them. Before anything is timed,
+every engine runs one step and its loss and every gradient must agree with raw NumPy's (float64,
+``rtol=atol=1e-7``, the float64 defaults of ``torch.testing.assert_close``). Then the engines are
+timed in turns, interleaved repetition by repetition in this one process, and the table shows
+medians and each engine's ratio to raw NumPy. The diagnostics and the chart are in ``probes.py``.
 
     python benchmarks/bench.py                 # full run (< 3 min), writes results/bench.{json,png}
     python benchmarks/bench.py --only W1,W4    # some workloads
@@ -22,11 +23,9 @@ import gc
 import importlib
 import itertools
 import json
-import math
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -35,13 +34,27 @@ from pathlib import Path
 
 import numpy as np
 
-ENGINES = ("numpy", "minitorch", "torch", "mygrad")
+# engines.py and probes.py sit beside this file (the tests put this folder on sys.path)
+from engines import ADAPTERS, Engine, adapter
+from probes import GcClock, Step, measure_memory, memory_probe, save_chart, thread_info, time_step
+
+ENGINES = ("numpy", *ADAPTERS)  # raw NumPy, then every engine with an adapter
 LR = 0.05  # SGD learning rate of W2 and W3
 RTOL = ATOL = 1e-7  # agreement tolerance: torch.testing.assert_close's float64 defaults
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 
-# A step returns (loss as a float, [gradients as float64 ndarrays]) and is timed as a whole.
-Step = Callable[[], tuple[float, list[np.ndarray]]]
+
+def fwd_bwd(engine: Engine, leaves: list, loss_of: Callable) -> Step:
+    """The step of a workload without a parameter update: ``loss_of(*leaves)``, then backward."""
+    forget_grads, grad = engine.forget_grads, engine.grad
+
+    def step():
+        forget_grads(leaves)
+        loss = loss_of(*leaves)
+        loss.backward()
+        return loss.item(), [grad(t) for t in leaves]
+
+    return step
 
 
 # ====================================================================== W1, W6: a chain of ops
@@ -82,55 +95,19 @@ def chain_numpy(inputs) -> Step:
     return step
 
 
-def chain_forward(x, y, n_ops, tanh, exp):
-    """The chain for every graph engine: ``tanh`` and ``exp`` are the engine's functions."""
+def chain_forward(engine: Engine, x, y, n_ops):
+    """The chain on a graph engine; also the graph the W6 memory probe keeps alive."""
+    tanh, exp = engine.tanh, engine.exp
     h = x
     for _ in range(n_ops // 4):
         h = exp(tanh((h + y) * y))
     return h
 
 
-def chain_minitorch(inputs) -> Step:
-    import minitorch as mt
-
-    x = mt.Tensor(inputs["x"], requires_grad=True)
-    y = mt.Tensor(inputs["y"], requires_grad=True)
-
-    def step():
-        x.grad = y.grad = None
-        loss = chain_forward(x, y, inputs["n_ops"], mt.Tensor.tanh, mt.Tensor.exp).sum()
-        loss.backward()
-        return loss.item(), [x.grad, y.grad]
-
-    return step
-
-
-def chain_torch(inputs) -> Step:
-    import torch
-
-    x = torch.tensor(inputs["x"], requires_grad=True)
-    y = torch.tensor(inputs["y"], requires_grad=True)
-
-    def step():
-        x.grad = y.grad = None
-        loss = chain_forward(x, y, inputs["n_ops"], torch.tanh, torch.exp).sum()
-        loss.backward()
-        return loss.item(), [x.grad.numpy(), y.grad.numpy()]
-
-    return step
-
-
-def chain_mygrad(inputs) -> Step:
-    import mygrad as mg
-
-    x, y = mg.tensor(inputs["x"]), mg.tensor(inputs["y"])
-
-    def step():  # MyGrad clears a tensor's old gradient when it enters a new graph
-        loss = chain_forward(x, y, inputs["n_ops"], mg.tanh, mg.exp).sum()
-        loss.backward()
-        return loss.item(), [x.grad, y.grad]
-
-    return step
+def chain(engine: Engine, inputs) -> Step:
+    n_ops = inputs["n_ops"]
+    leaves = [engine.leaf(inputs["x"]), engine.leaf(inputs["y"])]
+    return fwd_bwd(engine, leaves, lambda x, y: chain_forward(engine, x, y, n_ops).sum())
 
 
 # ====================================================================== W2, W3: MLP training steps
@@ -184,36 +161,11 @@ def mlp_numpy(inputs) -> Step:
     return step
 
 
-def mlp_minitorch(inputs) -> Step:
-    import minitorch as mt
-
-    X, targets = mt.Tensor(inputs["X"]), inputs["targets"]
-    params = [mt.Tensor(p, requires_grad=True) for p in inputs["params"]]
-    act = mt.Tensor.tanh if inputs["activation"] == "tanh" else mt.Tensor.relu
-
-    def step():
-        h = X
-        for i in range(0, len(params), 2):
-            h = h @ params[i] + params[i + 1]
-            if i < len(params) - 2:
-                h = act(h)
-        loss = mt.cross_entropy(h, targets)
-        loss.backward()
-        grads = [p.grad for p in params]
-        for p in params:
-            p.data -= LR * p.grad
-            p.grad = None
-        return loss.item(), grads
-
-    return step
-
-
-def mlp_torch(inputs) -> Step:
-    import torch
-
-    X, targets = torch.tensor(inputs["X"]), torch.tensor(inputs["targets"])
-    params = [torch.tensor(p, requires_grad=True) for p in inputs["params"]]
-    act = torch.tanh if inputs["activation"] == "tanh" else torch.relu
+def mlp(engine: Engine, inputs) -> Step:
+    X, targets = engine.constant(inputs["X"]), engine.labels(inputs["targets"])
+    params = [engine.leaf(p) for p in inputs["params"]]
+    act = engine.tanh if inputs["activation"] == "tanh" else engine.relu
+    cross_entropy, grad, sgd = engine.cross_entropy, engine.grad, engine.sgd
 
     def step():
         h = X
@@ -221,38 +173,10 @@ def mlp_torch(inputs) -> Step:
             h = h @ params[i] + params[i + 1]
             if i < len(params) - 2:
                 h = act(h)
-        loss = torch.nn.functional.cross_entropy(h, targets)
+        loss = cross_entropy(h, targets)
         loss.backward()
-        grads = [p.grad.numpy() for p in params]
-        with torch.no_grad():
-            for p in params:
-                p -= LR * p.grad
-                p.grad = None
-        return loss.item(), grads
-
-    return step
-
-
-def mlp_mygrad(inputs) -> Step:
-    import mygrad as mg
-    from mygrad.nnet.activations import relu
-    from mygrad.nnet.losses import softmax_crossentropy
-
-    X, targets = mg.Tensor(inputs["X"], constant=True), inputs["targets"]
-    params = [mg.tensor(p) for p in inputs["params"]]
-    act = mg.tanh if inputs["activation"] == "tanh" else relu
-
-    def step():
-        h = X
-        for i in range(0, len(params), 2):
-            h = h @ params[i] + params[i + 1]
-            if i < len(params) - 2:
-                h = act(h)
-        loss = softmax_crossentropy(h, targets)
-        loss.backward()
-        grads = [p.grad for p in params]
-        for p in params:
-            p.data[...] -= LR * p.grad
+        grads = [grad(p) for p in params]
+        sgd(params, LR)
         return loss.item(), grads
 
     return step
@@ -276,46 +200,9 @@ def matmul_numpy(inputs) -> Step:
     return step
 
 
-def matmul_minitorch(inputs) -> Step:
-    import minitorch as mt
-
-    A, B = mt.Tensor(inputs["A"], requires_grad=True), mt.Tensor(inputs["B"], requires_grad=True)
-
-    def step():
-        A.grad = B.grad = None
-        loss = (A @ B).sum()
-        loss.backward()
-        return loss.item(), [A.grad, B.grad]
-
-    return step
-
-
-def matmul_torch(inputs) -> Step:
-    import torch
-
-    A = torch.tensor(inputs["A"], requires_grad=True)
-    B = torch.tensor(inputs["B"], requires_grad=True)
-
-    def step():
-        A.grad = B.grad = None
-        loss = (A @ B).sum()
-        loss.backward()
-        return loss.item(), [A.grad.numpy(), B.grad.numpy()]
-
-    return step
-
-
-def matmul_mygrad(inputs) -> Step:
-    import mygrad as mg
-
-    A, B = mg.tensor(inputs["A"]), mg.tensor(inputs["B"])
-
-    def step():
-        loss = (A @ B).sum()
-        loss.backward()
-        return loss.item(), [A.grad, B.grad]
-
-    return step
+def matmul(engine: Engine, inputs) -> Step:
+    leaves = [engine.leaf(inputs["A"]), engine.leaf(inputs["B"])]
+    return fwd_bwd(engine, leaves, lambda A, B: (A @ B).sum())
 
 
 # ====================================================================== W5: broadcasting
@@ -349,45 +236,9 @@ def broadcast_numpy(inputs) -> Step:
     return step
 
 
-def broadcast_minitorch(inputs) -> Step:
-    import minitorch as mt
-
-    x, y, z = (mt.Tensor(inputs[k], requires_grad=True) for k in "xyz")
-
-    def step():
-        x.grad = y.grad = z.grad = None
-        loss = ((x + y) * z).sum(axis=1).mean()
-        loss.backward()
-        return loss.item(), [x.grad, y.grad, z.grad]
-
-    return step
-
-
-def broadcast_torch(inputs) -> Step:
-    import torch
-
-    x, y, z = (torch.tensor(inputs[k], requires_grad=True) for k in "xyz")
-
-    def step():
-        x.grad = y.grad = z.grad = None
-        loss = ((x + y) * z).sum(dim=1).mean()
-        loss.backward()
-        return loss.item(), [x.grad.numpy(), y.grad.numpy(), z.grad.numpy()]
-
-    return step
-
-
-def broadcast_mygrad(inputs) -> Step:
-    import mygrad as mg
-
-    x, y, z = (mg.tensor(inputs[k]) for k in "xyz")
-
-    def step():
-        loss = ((x + y) * z).sum(axis=1).mean()
-        loss.backward()
-        return loss.item(), [x.grad, y.grad, z.grad]
-
-    return step
+def broadcast(engine: Engine, inputs) -> Step:
+    leaves = [engine.leaf(inputs[k]) for k in "xyz"]
+    return fwd_bwd(engine, leaves, lambda x, y, z: ((x + y) * z).sum(axis=1).mean())
 
 
 # ====================================================================== the table of workloads
@@ -400,16 +251,17 @@ class Workload:
     make_inputs: Callable  # (rng, **size) -> inputs
     size: dict  # full run
     smoke: dict  # --smoke
-    engines: dict  # engine name -> (inputs -> Step)
+    numpy: Callable[[dict], Step]  # inputs -> the hand-written raw NumPy step (the floor)
+    graph: Callable[[Engine, dict], Step]  # (engine, inputs) -> the step on that engine
     grad_names: list
     unit: str = "ms/step"
     reps: int = 9  # timed repetitions (interleaved across engines)
     inner: int = 1  # steps per repetition
     results: dict = field(default_factory=dict)
 
-
-def _table(prefix):
-    return {e: globals()[f"{prefix}_{e}"] for e in ENGINES}
+    def step(self, engine: str, inputs: dict) -> Step:
+        """The step of this workload on ``engine`` (one of ``ENGINES``), from ``inputs``."""
+        return self.numpy(inputs) if engine == "numpy" else self.graph(adapter(engine), inputs)
 
 
 WORKLOADS = {
@@ -417,23 +269,23 @@ WORKLOADS = {
     for w in [
         Workload("W1", "200-op chain on (3,5), fwd+bwd", chain_inputs,
                  {"n_ops": 200, "shape": (3, 5)}, {"n_ops": 20, "shape": (3, 5)},
-                 _table("chain"), ["x", "y"], unit="µs/op", reps=15, inner=10),
+                 chain_numpy, chain, ["x", "y"], unit="µs/op", reps=15, inner=10),
         Workload("W2", "toy MLP 23-64-5 tanh, batch 600, SGD", mlp_inputs,
                  {"batch": 600, "sizes": (23, 64, 5), "activation": "tanh"},
                  {"batch": 60, "sizes": (23, 64, 5), "activation": "tanh"},
-                 _table("mlp"), ["W1", "b1", "W2", "b2"], reps=15, inner=10),
+                 mlp_numpy, mlp, ["W1", "b1", "W2", "b2"], reps=15, inner=10),
         Workload("W3", "MLP 784-512-512-10 ReLU, batch 256, SGD", mlp_inputs,
                  {"batch": 256, "sizes": (784, 512, 512, 10), "activation": "relu"},
                  {"batch": 16, "sizes": (784, 32, 32, 10), "activation": "relu"},
-                 _table("mlp"), ["W1", "b1", "W2", "b2", "W3", "b3"], reps=11, inner=3),
+                 mlp_numpy, mlp, ["W1", "b1", "W2", "b2", "W3", "b3"], reps=11, inner=3),
         Workload("W4", "(1024,1024) @ (1024,1024), sum, fwd+bwd", matmul_inputs,
-                 {"n": 1024}, {"n": 64}, _table("matmul"), ["A", "B"], reps=9),
+                 {"n": 1024}, {"n": 64}, matmul_numpy, matmul, ["A", "B"], reps=9),
         Workload("W5", "(64,1,32)+(1,48,32), *(32,), sum(1), mean", broadcast_inputs,
                  {"b": 64, "m": 48, "d": 32}, {"b": 4, "m": 3, "d": 2},
-                 _table("broadcast"), ["x", "y", "z"], reps=15, inner=20),
+                 broadcast_numpy, broadcast, ["x", "y", "z"], reps=15, inner=20),
         Workload("W6", "100,000-op chain on (4,), fwd+bwd", chain_inputs,
                  {"n_ops": 100_000, "shape": (4,)}, {"n_ops": 2_000, "shape": (4,)},
-                 _table("chain"), ["x", "y"], unit="µs/op", reps=3),
+                 chain_numpy, chain, ["x", "y"], unit="µs/op", reps=3),
     ]
 }  # fmt: skip
 
@@ -476,54 +328,14 @@ def check_agreement(workload: str, engine: str, got, expected, grad_names) -> No
             raise DisagreementError(f"{workload} {engine}: {what} differs from raw NumPy:{err}") from None
 
 
-class GcClock:
-    """Seconds spent inside the garbage collector, via ``gc.callbacks``: it explains W6."""
-
-    seconds = 0.0
-    _start = 0.0
-
-    @classmethod
-    def callback(cls, phase, info):
-        if phase == "start":
-            cls._start = time.perf_counter()
-        else:
-            cls.seconds += time.perf_counter() - cls._start
-
-
-def page_faults() -> int:
-    """Minor page faults so far (fresh memory from the OS); 0 where getrusage is missing."""
-    try:
-        import resource
-    except ImportError:
-        return 0
-    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-
-
-def time_step(step: Step, inner: int) -> dict:
-    """Per step, over ``inner`` steps: seconds, and for the diagnostics faults, GC seconds and
-    the CPU seconds of this thread (BLAS worker threads excluded; other processes too)."""
-    gc.collect()
-    faults, gc_seconds = page_faults(), GcClock.seconds
-    start, cpu_start = time.perf_counter(), time.thread_time()
-    for _ in range(inner):
-        step()
-    seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu_start
-    return {
-        "seconds": seconds / inner,
-        "cpu_seconds": cpu / inner,
-        "faults": (page_faults() - faults) / inner,
-        "gc_seconds": (GcClock.seconds - gc_seconds) / inner,
-    }
-
-
 def run_workload(w: Workload, engines: list[str], smoke: bool, failures: list[str]) -> None:
     """Agreement first (one step per engine, also the warm-up), then interleaved timing."""
     size = w.smoke if smoke else w.size
     steps = {}
     reference = None
     for engine in engines:
-        step = w.engines[engine](w.make_inputs(np.random.default_rng(0), **size))
         try:
+            step = w.step(engine, w.make_inputs(np.random.default_rng(0), **size))
             out = step()
             if engine == "numpy":
                 reference = out
@@ -559,111 +371,21 @@ def run_workload(w: Workload, engines: list[str], smoke: bool, failures: list[st
         }
 
 
-def rss_bytes() -> int:
-    """Resident memory of this process (Linux /proc; elsewhere the peak, from getrusage)."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        import resource
-
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return peak if sys.platform == "darwin" else peak * 1024
-
-
-def memory_probe(engine: str, n_ops: int) -> dict:
-    """In THIS (fresh) process: memory growth per op of a forward chain whose graph is kept."""
-    rng = np.random.default_rng(0)
-    x, y = rng.uniform(-1, 1, 4), rng.uniform(0.2, 0.8, 4)
-    if engine == "numpy":
-        forward = chain_forward_numpy
-    else:
-        mod = importlib.import_module(engine)
-        if engine == "minitorch":
-            x, y = mod.Tensor(x, requires_grad=True), mod.Tensor(y, requires_grad=True)
-            tanh, exp = mod.Tensor.tanh, mod.Tensor.exp
-        elif engine == "torch":
-            x, y = mod.tensor(x, requires_grad=True), mod.tensor(y, requires_grad=True)
-            tanh, exp = mod.tanh, mod.exp
-        else:
-            x, y = mod.tensor(x), mod.tensor(y)
-            tanh, exp = mod.tanh, mod.exp
-
-        def forward(x, y, n):
-            return chain_forward(x, y, n, tanh, exp)
-
-    forward(x, y, 400)  # warm up: first-call allocations are not the graph's
-    gc.collect()
-    before = rss_bytes()
-    graph = forward(x, y, n_ops)
-    after = rss_bytes()
-    del graph
-    # and the W6 step timed here, with no other engine loaded (fewer objects for the GC to scan)
-    gc.callbacks.append(GcClock.callback)
+def probe_w6_memory(engine: str, n_ops: int) -> dict:
+    """``--memory-probe ENGINE``, in a fresh process: W6's graph memory per op and its step."""
     w = WORKLOADS["W6"]
-    step = w.engines[engine](w.make_inputs(np.random.default_rng(0), n_ops=n_ops, shape=(4,)))
-    timing = min((time_step(step, 1) for _ in range(2)), key=lambda t: t["seconds"])
-    return {
-        "bytes_per_op": (after - before) / n_ops,
-        "n_ops": n_ops,
-        "us_per_op": 1e6 * timing["seconds"] / n_ops,
-        "gc_ms": 1e3 * timing["gc_seconds"],
-    }
+    inputs = w.make_inputs(np.random.default_rng(0), **{**w.size, "n_ops": n_ops})
+    x, y = inputs["x"], inputs["y"]
+    if engine == "numpy":
+        def build_graph(n):
+            return chain_forward_numpy(x, y, n)
+    else:
+        e = adapter(engine)
+        x, y = e.leaf(x), e.leaf(y)
 
-
-def measure_memory(engines: list[str], n_ops: int) -> dict:
-    """Run ``memory_probe`` for each engine in a fresh Python process."""
-    out = {}
-    for engine in engines:
-        cmd = [sys.executable, __file__, "--memory-probe", engine, "--ops", str(n_ops)]
-        proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
-        if proc.returncode == 0:
-            out[engine] = json.loads(proc.stdout.strip().splitlines()[-1])
-        else:
-            out[engine] = {"error": proc.stderr.strip().splitlines()[-1:]}
-    return out
-
-
-def thread_info(engines: list[str]) -> dict:
-    """How many threads each engine's BLAS / intra-op pool uses, as far as we can tell."""
-    info = {"cpus": os.cpu_count()}
-    info["env"] = {
-        k: os.environ[k]
-        for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                  "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
-                  "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
-        if k in os.environ
-    }  # fmt: skip
-    blas = numpy_blas_threads()
-    for engine in engines:
-        if engine in ("numpy", "minitorch", "mygrad"):
-            info[engine] = f"NumPy's BLAS: {blas}"
-        elif engine == "torch":
-            import torch
-
-            lib = "MKL" if torch.backends.mkl.is_available() else "its own BLAS"
-            info[engine] = f"{torch.get_num_threads()} intra-op threads ({lib})"
-    return info
-
-
-def numpy_blas_threads() -> str:
-    """The thread count of NumPy's BLAS, via threadpoolctl if installed, else OpenBLAS itself."""
-    try:
-        from threadpoolctl import threadpool_info
-
-        pools = [p for p in threadpool_info() if p["user_api"] == "blas"]
-        return ", ".join(f"{p['internal_api']} {p['num_threads']} threads" for p in pools)
-    except ImportError:
-        pass
-    import ctypes
-
-    libs = Path(np.__file__).parent.parent / "numpy.libs"  # where NumPy's wheel bundles OpenBLAS
-    for lib in sorted(libs.glob("*openblas*")):
-        dll = ctypes.CDLL(str(lib))
-        for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads"):
-            if hasattr(dll, name):
-                return f"OpenBLAS {getattr(dll, name)()} threads"
-    return "unknown threads"
+        def build_graph(n):
+            return chain_forward(e, x, y, n)
+    return memory_probe(build_graph, w.step(engine, inputs), n_ops)
 
 
 # ====================================================================== reporting
@@ -763,38 +485,6 @@ def print_report(results, memory, threads, engines, smoke) -> None:
         print("\n".join(lines))
 
 
-def save_chart(results: dict, engines: list[str], path: Path) -> None:
-    """Bars: each engine's ratio to raw NumPy, per workload (log scale; 1 = the floor)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    cols = [e for e in ENGINES if e in engines and e != "numpy"]
-    names = list(results)
-    width = 0.8 / max(len(cols), 1)
-    fig, ax = plt.subplots(figsize=(9, 4.5))
-    for i, engine in enumerate(cols):
-        ratios = [results[w].get(engine, {}).get("ratio") or np.nan for w in names]
-        xs = np.arange(len(names)) + (i - (len(cols) - 1) / 2) * width
-        bars = ax.bar(xs, ratios, width, label=engine)
-        ax.bar_label(bars, labels=[f"{r:.2g}" if not math.isnan(r) else "" for r in ratios], fontsize=7)
-    if "minitorch" in cols:  # the goal, as a black line across the minitorch bar
-        x0 = np.arange(len(names)) + (cols.index("minitorch") - (len(cols) - 1) / 2) * width
-        goals = [GOAL_RATIO.get(w, np.nan) for w in names]
-        ax.hlines(goals, x0 - width / 2, x0 + width / 2, color="black", lw=2, zorder=3,
-                  label="minitorch goal")  # fmt: skip
-    ax.axhline(1.0, color="gray", lw=0.8, ls="--")
-    ax.set_yscale("log")
-    ax.set_xticks(np.arange(len(names)), names)
-    ax.set_ylabel("time / raw NumPy time (log)")
-    ax.set_title("minitorch benchmark: ratio to hand-written NumPy (lower is better)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, one repetition, no files")
@@ -808,7 +498,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     if args.memory_probe:  # the fresh subprocess of measure_memory
-        print(json.dumps(memory_probe(args.memory_probe, args.ops)))
+        print(json.dumps(probe_w6_memory(args.memory_probe, args.ops)))
         return 0
 
     names = [w.strip().upper() for w in args.only.split(",") if w.strip()] or list(WORKLOADS)
@@ -846,7 +536,7 @@ def main(argv=None) -> int:
         print(f"{name} done in {time.perf_counter() - t0:.1f} s", flush=True)
     memory = {}
     if "W6" in names and not args.smoke:
-        memory = measure_memory(engines, WORKLOADS["W6"].size["n_ops"])
+        memory = measure_memory(Path(__file__), engines, WORKLOADS["W6"].size["n_ops"])
     threads = thread_info(engines)
     threads["load_average"] = [load_before, os.getloadavg()[0]]
     print_report(results, memory, threads, engines, args.smoke)
@@ -871,7 +561,7 @@ def main(argv=None) -> int:
         report = {"meta": meta, "results": results, "memory": memory, "failures": failures,
                   "goals": goal_lines(results, memory)}  # fmt: skip
         (out / "bench.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
-        save_chart(results, engines, out / "bench.png")
+        save_chart(results, [e for e in ENGINES if e in engines], GOAL_RATIO, out / "bench.png")
         print(f"wrote {out / 'bench.json'} and {out / 'bench.png'}")
     return 1 if failures else 0
 
