@@ -8,7 +8,7 @@ import pytest
 
 from minitorch_course import messages, op_checks
 from minitorch_course.catalog import BROADCAST_PAIRS, BY_NAME, OPS, resolve
-from minitorch_course.outcomes import PASS, SKIP, CheckFailure, Outcome
+from minitorch_course.outcomes import PASS, SKIP, CheckFailed, Outcome
 
 CASES = [(op, case) for op in OPS for case in op.cases]
 IDS = [f"{op.name}-{case.label}" for op, case in CASES]
@@ -88,11 +88,11 @@ def test_a_wrong_value_is_reported_with_the_worst_element():
 
     op, case = BY_NAME["mul"], BY_NAME["mul"].cases[0]
     arrays = op.inputs(case)
-    with pytest.raises(CheckFailure) as failure:
+    with pytest.raises(CheckFailed) as failure:
         op_checks.compare_forward(op, case, arrays, arrays[0] * arrays[1] + 1e-3,
                                   arrays[0] * arrays[1])
     assert failure.value.fact.params["element"] is not None
     assert "torch" in messages.fact_text(failure.value.fact)
-    with pytest.raises(CheckFailure) as failure:
+    with pytest.raises(CheckFailed) as failure:
         op_checks.compare_forward(op, case, arrays, np.zeros((5, 3)), arrays[0] * arrays[1])
     assert "output shape (5, 3)" in messages.fact_text(failure.value.fact)

@@ -54,7 +54,7 @@ def _graded_cell(mutant: str, row: str) -> str:
     """What the graded cell for ``row`` raises, with ``mutant`` as the learner's code."""
     call = grading.check_engine if row in runner.ENGINE_BY_NAME else grading.check_ops
     with runner.using(mutants.load(mutant)), redirect_stdout(io.StringIO()):
-        with pytest.raises(grading.GradedCheckFailed) as failure:
+        with pytest.raises(grading.CheckFailure) as failure:
             call(row)
     return str(failure.value)
 
@@ -81,6 +81,6 @@ def test_a_failing_graded_cell_shows_the_diagnosis_first_and_no_course_frames():
             "with runner.using(mutants.load('matmul_T_reverses_batch_axes')):\n"
             "    grading.check_ops('matmul')\n")
     shown = out.getvalue()
-    assert shown.lstrip().startswith("[fail] matmul · backward"), shown[:300]
+    assert shown.lstrip().startswith("CheckFailure: [fail] matmul · backward"), shown[:300]
     assert "grading.py" not in shown and "runner.py" not in shown and "Traceback" not in shown
     assert "Your code (most recent call last):" in shown and "in _backward" in shown

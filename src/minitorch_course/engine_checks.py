@@ -3,7 +3,7 @@
 The catalog rows check ops through ``+``, ``exp`` and friends, which need the engine already.
 These checks build their graphs BY HAND, with ``Tensor._make`` and a ``_backward`` closure per
 node, so lab 00 can be graded before a single op of lab 01 exists. A failing case raises
-``CheckFailure`` with a ``Fact`` (message id and parameters, worded by
+``CheckFailed`` with a ``Fact`` (message id and parameters, worded by
 ``minitorch_course.messages``) and the diagnosis' kind; ``minitorch_course.runner`` runs them.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from minitorch_course.diagnosis import explain_grad_shape
-from minitorch_course.outcomes import CheckFailure, Diagnosis, Fact
+from minitorch_course.outcomes import CheckFailed, Diagnosis, Fact
 
 
 def _mt():
@@ -69,13 +69,13 @@ def _leaf(shape, seed: int = 0):
     return _mt().Tensor(rng.uniform(-2.0, 2.0, size=shape), requires_grad=True)
 
 
-def _fail(fact_id: str, kind: str, diagnosis_id: str = "", **params) -> CheckFailure:
-    return CheckFailure(Fact(fact_id, params), Diagnosis(kind, diagnosis_id))
+def _fail(fact_id: str, kind: str, diagnosis_id: str = "", **params) -> CheckFailed:
+    return CheckFailed(Fact(fact_id, params), Diagnosis(kind, diagnosis_id))
 
 
 def _compare(where: str, got, want: np.ndarray, kind: str = "engine", hint: dict | None = None
              ) -> None:
-    """Raise CheckFailure unless ``got`` (an array or None) equals ``want`` to 1e-12.
+    """Raise CheckFailed unless ``got`` (an array or None) equals ``want`` to 1e-12.
 
     ``where`` names the case (its words are ``messages.ENGINE_WHERE[where]``); ``kind`` is the
     diagnosis when nothing more telling shows: a constant ratio of 1/2 says a gradient was
@@ -301,7 +301,7 @@ def _unbroadcast_cases():
                 if got_arr.shape != want.shape:
                     d = explain_grad_shape(got_arr.shape, want.shape,
                                            subject={"unbroadcast": True})
-                    raise CheckFailure(
+                    raise CheckFailed(
                         Fact("unbroadcast-shape", {**hint, "got": got_arr.shape,
                                                    "want": want.shape}),
                         Diagnosis(d.kind, "engine-unbroadcast-shape",

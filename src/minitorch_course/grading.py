@@ -19,7 +19,7 @@ from minitorch_course.outcomes import Outcome, RowReport
 GRADED_SUITES = runner.GRADED_SUITES
 
 
-class GradedCheckFailed(AssertionError):
+class CheckFailure(AssertionError):
     """A graded cell's checks failed. The message is the diagnosis; in a notebook it is shown
     first and alone (``_render_traceback_``), with only the learner's own frames: the course's
     plumbing is not the learner's business."""
@@ -30,7 +30,7 @@ class GradedCheckFailed(AssertionError):
 
     def _render_traceback_(self) -> list[str]:
         """What IPython shows instead of a traceback (and nbgrader stores as the cell's error)."""
-        lines = str(self).splitlines()
+        lines = f"{type(self).__name__}: {self}".splitlines()  # like a traceback's last line
         own = [f for o in self.problems if o.diagnosis
                for f in o.diagnosis.params.get("raised", o.diagnosis.params).get("frames", [])]
         if own:
@@ -83,14 +83,14 @@ def _grade(reports: list[RowReport]) -> None:
         else:
             print(messages.passed(report))
     if problems:
-        raise GradedCheckFailed(problems) from None
+        raise CheckFailure(problems) from None
 
 
 def check_ops(*names: str, suites: tuple[str, ...] = GRADED_SUITES,
               max_examples: int = 25) -> None:
     """Run the course checks for these catalog ops; raise with the diagnosis if any fails.
 
-    Prints one line per op that passes. A failure raises ``GradedCheckFailed`` whose message
+    Prints one line per op that passes. A failure raises ``CheckFailure`` whose message
     names the op, the case (shapes), the worst element and the likely mistake.
     """
     __tracebackhide__ = True

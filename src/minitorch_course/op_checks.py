@@ -30,7 +30,7 @@ from minitorch_course.outcomes import (
     NOT_STARTED,
     PASS,
     SKIP,
-    CheckFailure,
+    CheckFailed,
     Diagnosis,
     Fact,
     Outcome,
@@ -104,24 +104,24 @@ def quiet() -> Iterator[None]:
 
 
 def _crash(op: Op, case: Case, arrays, err: Exception, stage: str,
-           impl: ModuleType | None = None) -> CheckFailure:
-    """A crash of the implementation as a CheckFailure with its diagnosis."""
+           impl: ModuleType | None = None) -> CheckFailed:
+    """A crash of the implementation as a CheckFailed with its diagnosis."""
     d = diagnosis.explain_crash(op, err, traceback.extract_tb(err.__traceback__), case=case,
                                 inputs=arrays, stage=stage, impl=impl)
-    return CheckFailure(Fact("crashed", {"row": op.name, "stage": stage, "case": case.label,
+    return CheckFailed(Fact("crashed", {"row": op.name, "stage": stage, "case": case.label,
                                          "error": type(err).__name__,
                                          "shapes": [np.shape(a) for a in arrays]}), d)
 
 
 def _guard(op: Op, suite: str, case: Case, body, size: int = 0) -> Outcome:
-    """Run ``body``; NotImplementedError -> not started, CheckFailure -> fail, crash -> fail."""
+    """Run ``body``; NotImplementedError -> not started, CheckFailed -> fail, crash -> fail."""
     try:
         with quiet():
             body()
     except NotImplementedError as err:
         return Outcome(op.name, suite, NOT_STARTED, case.label,
                        Fact("not-started", {"message": str(err)}), size=size)
-    except CheckFailure as err:
+    except CheckFailed as err:
         return Outcome(op.name, suite, FAIL, case.label, err.fact, err.diagnosis, size)
     except Exception as err:  # the learner's code crashed: say where
         d = diagnosis.explain_crash(op, err, traceback.extract_tb(err.__traceback__), case=case)
@@ -134,10 +134,10 @@ def _size(arrays) -> int:
 
 
 def _run(op: Op, case: Case, arrays, upstream, impl: ModuleType, stage: str):
-    """``run_minitorch``, a crash turned into a CheckFailure with its diagnosis."""
+    """``run_minitorch``, a crash turned into a CheckFailed with its diagnosis."""
     try:
         return run_minitorch(op, case, arrays, upstream, impl)
-    except (NotImplementedError, CheckFailure):
+    except (NotImplementedError, CheckFailed):
         raise
     except Exception as err:
         raise _crash(op, case, arrays, err, stage, impl) from None
@@ -158,15 +158,15 @@ def check_forward(op: Op, case: Case, impl: ModuleType | None = None, seed: int 
 
 
 def compare_forward(op: Op, case: Case, arrays, got: np.ndarray, want: np.ndarray) -> None:
-    """Raise CheckFailure naming the shapes or the worst element when ``got`` != ``want``."""
+    """Raise CheckFailed naming the shapes or the worst element when ``got`` != ``want``."""
     if got.shape != want.shape:
-        raise CheckFailure(
+        raise CheckFailed(
             Fact("forward-shape-mismatch", {"row": op.name, "case": case.label,
                                             "got": got.shape, "want": want.shape}),
             diagnosis.explain_forward_shape(op, case, got.shape, want.shape))
     ok, worst, j = _close(got, want)
     if not ok:
-        raise CheckFailure(
+        raise CheckFailed(
             Fact("forward-values", {"row": op.name, "case": case.label, "element": j,
                                     "got": float(got[j]), "want": float(want[j]), "diff": worst,
                                     "atol": ATOL, "rtol": RTOL}),
@@ -192,7 +192,7 @@ def check_backward(op: Op, case: Case, impl: ModuleType | None = None, seed: int
 
 
 def compare_backward(op: Op, case: Case, arrays, got, want, upstream=None) -> None:
-    """Raise CheckFailure with the diagnosis for the first input whose gradient is wrong."""
+    """Raise CheckFailed with the diagnosis for the first input whose gradient is wrong."""
     for i, (x, g, w) in enumerate(zip(arrays, got, want)):
         if w is None:
             continue
@@ -203,19 +203,19 @@ def compare_backward(op: Op, case: Case, arrays, got, want, upstream=None) -> No
                                               upstream=upstream)
 
         if g is None:
-            raise CheckFailure(Fact("grad-none", where), why())
+            raise CheckFailed(Fact("grad-none", where), why())
         g = np.asarray(g)
         if g.shape != w.shape:
-            raise CheckFailure(Fact("grad-shape-mismatch", {**where, "got": g.shape,
+            raise CheckFailed(Fact("grad-shape-mismatch", {**where, "got": g.shape,
                                                             "want": w.shape}), why(g))
         ok, worst, j = _close(g, w)
         if not ok:
-            raise CheckFailure(Fact("grad-values", {**where, "element": j, "got": float(g[j]),
+            raise CheckFailed(Fact("grad-values", {**where, "element": j, "got": float(g[j]),
                                                     "want": float(w[j]), "diff": worst}), why(g))
 
 
 def _gradcheck(op: Op, case: Case, arrays, impl: ModuleType, seed: int = 0) -> None:
-    """minitorch.gradcheck on one case; a failure or a crash raises CheckFailure, diagnosed."""
+    """minitorch.gradcheck on one case; a failure or a crash raises CheckFailed, diagnosed."""
     from minitorch.gradcheck import gradcheck
 
     if sys.modules.get("minitorch.tensor") is not impl:
@@ -234,7 +234,7 @@ def _gradcheck(op: Op, case: Case, arrays, impl: ModuleType, seed: int = 0) -> N
     got = None if result.missing_grad else result.analytical[i]
     d = diagnosis.explain_gradient(op, case, i, arrays[i], got, result.numerical[i],
                                    inputs=arrays, upstream=result.upstream, rtol=1e-4, atol=1e-6)
-    raise CheckFailure(Fact("gradcheck-failed", {"message": result.message,
+    raise CheckFailed(Fact("gradcheck-failed", {"message": result.message,
                                                  "case": case.label}), d)
 
 
@@ -295,11 +295,11 @@ def check_property(op: Op, impl: ModuleType | None = None, max_examples: int = 1
             raise
         except Exception as err:
             example = "\n".join(getattr(err, "__notes__", []))
-            if isinstance(err, CheckFailure):
+            if isinstance(err, CheckFailed):
                 inner, d = vars(err.fact), err.diagnosis
             else:
                 inner, d = None, Diagnosis("crash")
-            raise CheckFailure(Fact("property-failed", {
+            raise CheckFailed(Fact("property-failed", {
                 "inner": inner, "raised": f"{type(err).__name__}: {err}", "example": example}),
                 d) from None
 

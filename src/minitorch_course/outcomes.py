@@ -93,7 +93,7 @@ class Outcome:
                    Diagnosis(**d["diagnosis"]) if d["diagnosis"] else None, d["size"])
 
 
-class CheckFailure(AssertionError):
+class CheckFailed(AssertionError):
     """A failed check inside a suite, as data: what was observed and the likely mistake."""
 
     def __init__(self, fact: Fact, diagnosis: Diagnosis | None = None) -> None:

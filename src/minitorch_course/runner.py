@@ -25,7 +25,7 @@ from minitorch_course.outcomes import (
     PASS,
     SKIP,
     SUITES,
-    CheckFailure,
+    CheckFailed,
     Fact,
     Outcome,
     RowReport,
@@ -140,7 +140,7 @@ def run_engine_row(name: str, impl: ModuleType) -> Outcome:
                 case()
             except NotImplementedError as err:
                 return _not_started(name, "engine", label, err)
-            except CheckFailure as err:
+            except CheckFailed as err:
                 return Outcome(name, "engine", FAIL, label, err.fact, err.diagnosis)
             except Exception as err:  # the implementation crashed inside the check
                 d = diagnosis.explain_crash(None, err, traceback.extract_tb(err.__traceback__))
