@@ -39,7 +39,7 @@ lint: $(STAMP)  ## ruff over src/, solutions/, tests/
 	$(BIN)/ruff check src solutions tests benchmarks
 
 check: $(STAMP)  ## your progress: every course check against YOUR tensor.py (OP=add for one op)
-	MINITORCH_IMPL=learner $(BIN)/python -m minitorch_course.check $(if $(OP),--op $(OP))
+	MINITORCH_IMPL=learner $(BIN)/python -m minitorch_course.check_cli $(if $(OP),--op $(OP))
 
 stubs: $(STAMP)  ## regenerate src/minitorch/tensor.py from solutions/ (never overwrites your edits)
 	$(BIN)/python -m minitorch_course.stubgen $(if $(FORCE),--force)

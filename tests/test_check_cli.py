@@ -1,4 +1,4 @@
-"""``make check`` (python -m minitorch_course.check): the stub is all "not started", the reference
+"""``make check`` (python -m minitorch_course.check_cli): the stub is all "not started", the reference
 all ✓, a planted mistake fails exactly its row, and ``--op`` prints the full diagnosis."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from minitorch_course import check, stubgen
-from minitorch_course.catalog import ENGINE_ROWS, OPS
+from minitorch_course import check_cli, stubgen
+from minitorch_course.catalog import ENGINE_ROWS, LABS, OPS, lab_points
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = [r.name for r in ENGINE_ROWS] + [op.name for op in OPS]
@@ -25,7 +25,7 @@ class Terminal(io.StringIO):
 
 def run(*args: str) -> tuple[int, str]:
     stream = Terminal()
-    code = check.main(list(args), stream=stream)
+    code = check_cli.main(list(args), stream=stream)
     return code, stream.getvalue()
 
 
@@ -65,8 +65,8 @@ def test_reference_is_all_pass():
     assert set(lines) == set(ROWS)
     for line in lines.values():
         assert "✗" not in line and "not started" not in line and "✓" in line, line
-    points = sum(r.points for r in ENGINE_ROWS) + sum(op.points for op in OPS)
-    assert f"Total: {points}/{points} points" in out
+    rows = sum(r.points for r in ENGINE_ROWS) + sum(op.points for op in OPS)
+    assert f"Total: {rows}/{sum(lab_points(lab) for lab in LABS)} points" in out
 
 
 def test_a_mutant_fails_exactly_its_row_with_its_diagnosis():
@@ -96,14 +96,14 @@ def test_op_accepts_engine_rows_and_rejects_unknown_names():
 
 
 def test_ascii_terminal_gets_ascii_symbols():
-    style = check.Style(type("S", (), {"encoding": "ascii", "isatty": lambda self: False})())
+    style = check_cli.Style(type("S", (), {"encoding": "ascii", "isatty": lambda self: False})())
     assert (style.ok, style.bad) == ("ok", "X") and not style.colour
 
 
 @pytest.mark.slow
 def test_command_line_exit_status(stub_file):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "MINITORCH_IMPL": "reference"}
-    done = subprocess.run([sys.executable, "-m", "minitorch_course.check", "--impl",
+    done = subprocess.run([sys.executable, "-m", "minitorch_course.check_cli", "--impl",
                            str(stub_file), "--op", "add"], capture_output=True, text=True,
                           env=env, cwd=ROOT, timeout=120)
     assert done.returncode == 1, done.stderr

@@ -14,8 +14,7 @@ from functools import cache
 import pytest
 
 from minitorch_course import mutants
-from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME
-from minitorch_course.diagnosis import KINDS
+from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, KINDS, Plant
 
 MUTANTS = mutants.MUTANTS
 IDS = [f"{m.name}->{m.diagnosis}" for m in MUTANTS]
@@ -29,7 +28,7 @@ def verdict(name: str) -> mutants.Verdict:
 def test_at_least_fifteen_classic_mistakes_covering_the_issue_list():
     assert len(MUTANTS) >= 15
     kinds = {m.diagnosis for m in MUTANTS}
-    assert {"reverse-broadcast", "keepdims", "transpose", "softmax-sum-term", "factor",
+    assert {"reverse-broadcast", "keepdims", "transposed", "softmax-sum-term", "factor",
             "unstable-forward", "repeated-indices", "ties", "sign", "local-derivative",
             "exp-uses-input", "accumulate", "recursion"} <= kinds
     affected = {row for m in MUTANTS for row in m.affects}
@@ -49,9 +48,26 @@ def test_mutant_is_well_formed_and_applies_exactly_once(mutant):
 
 
 def test_a_rotted_mutant_fails_loudly():
-    rotted = mutants.Mutant("rotted", "x", ("add",), "sign", (("no such text", "y"),))
+    rotted = mutants.Mutant("rotted", "sign", Plant("Tensor.div", ("div",),
+                                                     (("no such text", "y"),)))
     with pytest.raises(mutants.MutantRotted, match="occurs 0 times"):
         rotted.apply(mutants.reference_source())
+    gone = mutants.Mutant("gone", "sign", Plant("Tensor.no_such_op", ("div",)))
+    with pytest.raises(mutants.MutantRotted, match="no function"):
+        gone.apply(mutants.reference_source())
+
+
+def test_an_edit_is_located_by_function_not_by_text():
+    """The same line in two functions (mul's and matmul's dot product) is planted in the one
+    the mutant names; comments do not count, so rewording one cannot rot a mutant."""
+    source = mutants.reference_source()
+    assert source.count("return g * b, g * a") == 2
+    planted = mutants.BY_NAME["mul_forgets_second_parent"].apply(source)
+    assert planted.count("return g * b, g * a") == 1
+    reworded = source.replace("# the one reverse-broadcast point", "# reworded comment")
+    assert reworded != source
+    for mutant in MUTANTS:
+        assert mutant.apply(reworded) != reworded
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=IDS)

@@ -22,12 +22,49 @@ Shape = tuple[int, ...]
 F = TypeVar("F", bound=Callable)
 
 
+class _Message(str):
+    """A message that keeps the facts it was written from (``op``, ``shapes``, ...), so an
+    exception built from it carries them as fields and nobody has to read them back."""
+
+    facts: dict
+
+    def __new__(cls, text: str, **facts) -> _Message:
+        message = super().__new__(cls, text)
+        message.facts = facts
+        return message
+
+
 class ShapeError(ValueError):
-    """Operands whose shapes do not fit the op (broadcasting, matmul, reshape, ...)."""
+    """Operands whose shapes do not fit the op (broadcasting, matmul, reshape, ...).
+
+    Fields (None when the message was written by hand): ``op``, ``shapes`` (the operands'
+    shapes), ``target`` (broadcast_to's target shape).
+    """
+
+    def __init__(self, message: str = "", *, op: str | None = None,
+                 shapes: Sequence[Shape] | None = None, target: Shape | None = None) -> None:
+        super().__init__(message)
+        facts = getattr(message, "facts", {})
+        self.op = op if op is not None else facts.get("op")
+        self.shapes = shapes if shapes is not None else facts.get("shapes")
+        self.target = target if target is not None else facts.get("target")
 
 
 class GradShapeError(RuntimeError):
-    """A backward rule returned a gradient that cannot be reduced to its input's shape."""
+    """A backward rule returned a gradient that cannot be reduced to its input's shape.
+
+    Fields: ``op``, ``index`` (which input), ``grad_shape`` (what backward returned) and
+    ``expected`` (the input's shape); None when the message was written by hand.
+    """
+
+    def __init__(self, message: str = "", *, op: str | None = None, index: int | None = None,
+                 grad_shape: Shape | None = None, expected: Shape | None = None) -> None:
+        super().__init__(message)
+        facts = getattr(message, "facts", {})
+        self.op = op if op is not None else facts.get("op")
+        self.index = index if index is not None else facts.get("index")
+        self.grad_shape = grad_shape if grad_shape is not None else facts.get("grad_shape")
+        self.expected = expected if expected is not None else facts.get("expected")
 
 
 class BackwardError(RuntimeError):
@@ -79,39 +116,40 @@ def broadcast_message(op: str, shapes: Sequence[Shape]) -> str:
         for i in range(ndim)
         if len({p[i] for p in padded if p[i] != 1}) > 1
     ]
-    return (
+    return _Message(
         f"{op}: shapes {' and '.join(_fmt(s) for s in shapes)} cannot be broadcast together "
         f"({'; '.join(bad)}: two axes broadcast only if they are equal or one of them is 1).\n"
-        "Shapes aligned to the right:\n" + broadcast_table(shapes)
-    )
+        "Shapes aligned to the right:\n" + broadcast_table(shapes),
+        op=op, shapes=[tuple(s) for s in shapes])
 
 
 def matmul_message(a: Shape, b: Shape) -> str:
     """Explain why ``a @ b`` is undefined, naming both shapes and the clashing axes."""
+    facts = {"op": "matmul", "shapes": [tuple(a), tuple(b)]}
     if len(a) == 0 or len(b) == 0:
-        return f"matmul: operands must have at least 1 dimension, got {_fmt(a)} @ {_fmt(b)}"
+        return _Message(f"matmul: operands must have at least 1 dimension, got {_fmt(a)} @ "
+                        f"{_fmt(b)}", **facts)
     k_a = a[-1]
     k_b = b[0] if len(b) == 1 else b[-2]
     if k_a != k_b:
-        return (
+        return _Message(
             f"matmul: {_fmt(a)} @ {_fmt(b)}: the contracted dimensions differ "
             f"(last axis of the left operand is {k_a}, "
-            f"{'the only' if len(b) == 1 else 'second-to-last'} axis of the right one is {k_b})"
-        )
+            f"{'the only' if len(b) == 1 else 'second-to-last'} axis of the right one is {k_b})",
+            **facts)
     batch_a, batch_b = a[:-2], b[:-2]
-    return (
+    return _Message(
         f"matmul: {_fmt(a)} @ {_fmt(b)}: batch dimensions {_fmt(batch_a)} and {_fmt(batch_b)} "
-        "cannot be broadcast together.\n" + broadcast_table([batch_a, batch_b])
-    )
+        "cannot be broadcast together.\n" + broadcast_table([batch_a, batch_b]), **facts)
 
 
 def broadcast_to_message(shape: Shape, target: Shape) -> str:
     """Explain why ``shape`` cannot be broadcast to ``target``."""
-    return (
+    return _Message(
         f"broadcast_to: cannot broadcast {_fmt(shape)} to {_fmt(target)}: aligned to the right, "
         "each axis of the input must equal the target's or be 1, and the input cannot have "
-        "more axes than the target.\n" + broadcast_table([shape, target], ["input", "target"])
-    )
+        "more axes than the target.\n" + broadcast_table([shape, target], ["input", "target"]),
+        op="broadcast_to", shapes=[tuple(shape)], target=tuple(target))
 
 
 def shape_errors(method: F) -> F:
@@ -148,8 +186,8 @@ def shape_errors(method: F) -> F:
 
 def grad_shape_message(op: str, index: int, grad: Shape, expected: Shape) -> str:
     """Explain a backward rule that returned a gradient of the wrong shape."""
-    return (
+    return _Message(
         f"{op}: backward returned a gradient of shape {_fmt(grad)} for input {index}, "
         f"whose shape is {_fmt(expected)}; unbroadcast cannot reduce one to the other. "
-        "A backward rule must return each gradient at the output's shape (or the input's)."
-    )
+        "A backward rule must return each gradient at the output's shape (or the input's).",
+        op=op, index=index, grad_shape=tuple(grad), expected=tuple(expected))

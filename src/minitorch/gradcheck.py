@@ -46,6 +46,7 @@ class GradcheckResult:
     failing_input: int | None = None
     worst_index: tuple[int, ...] | None = None
     upstream: np.ndarray | None = field(default=None, repr=False)
+    missing_grad: bool = False  # the failing input's .grad stayed None (analytical shows zeros)
 
 
 @dataclass
@@ -161,7 +162,7 @@ def gradcheck(
     def fail(index: int, message: str, worst: float = float("inf"), where=None) -> GradcheckResult:
         result = GradcheckResult(
             name, [a if a is not None else np.zeros_like(n) for a, n in zip(analytical, numerical)],
-            numerical, False, message, worst, index, where, upstream,
+            numerical, False, message, worst, index, where, upstream, analytical[index] is None,
         )
         if raise_exception:
             raise GradcheckError(message)

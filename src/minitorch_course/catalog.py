@@ -1,11 +1,13 @@
-"""The ONE catalog of ops. Every suite and every grade is driven by it.
+"""The ONE catalog of ops. Every suite, every diagnosis, every mutant and every grade reads it.
 
-A row says how to call an op in minitorch and in PyTorch, where its inputs may live (kept away
-from kinks and from the log of non-positive numbers), fixed example cases on the chapter's
-grammatical-grid shapes, and which family of shapes Hypothesis may draw for it. The torch
-cross-check, gradcheck, the property tests, the broadcasting suite, ``make check`` and the
-graded notebook cells all read this table. Adding an op (say ``silu``) is one method in
-``tensor.py`` plus one row here.
+A row owns everything about its op: how to call it in minitorch and in PyTorch, where its
+inputs may live (kept away from kinks and from the log of non-positive numbers), fixed example
+cases on the chapter's grammatical-grid shapes (with flags such as "no gradcheck here" as data),
+its broadcasting pairs, which family of shapes Hypothesis may draw for it, its lab, its graded
+notebook cell and points, and its typical mistakes: what each would do to the output or the
+gradient (so the diagnosis can recognise it), the hint shown for it, and the planted version
+of it that proves the checks catch it (``minitorch_course.mutants``). Adding an op (say
+``silu``) is one method in ``tensor.py`` plus one row here.
 
 ``fn(m, *tensors, **kwargs)`` receives the implementation module ``m`` (``minitorch.tensor``,
 or a learner's or a mutant's) so that every check can run against any implementation;
@@ -14,6 +16,7 @@ or a learner's or a mutant's) so that every check can run against any implementa
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,7 +77,8 @@ class Case:
     shapes: tuple[Shape, ...]
     kwargs: dict[str, Any] = field(default_factory=dict)
     data: tuple[Any, ...] | None = None  # fixed inputs (ties, huge logits) instead of random
-    note: str = ""
+    note: str = ""  # shown in the label only
+    gradcheck: bool = field(default=True, repr=False)  # False: central differences mean nothing
 
     @property
     def label(self) -> str:
@@ -87,35 +91,175 @@ def _fmt(shape: Shape) -> str:
     return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-# ---------------------------------------------------------------- op rows
-@dataclass(frozen=True, repr=False)
-class Op:
-    """One catalog row."""
+# ---------------------------------------------------------------- typical mistakes
+# The kinds a diagnosis can name (the short taxonomy; the words shown for them live in
+# minitorch_course.messages).
+KINDS: tuple[str, ...] = (
+    "reverse-broadcast", "keepdims", "transposed", "reshaped", "shape", "missing-grad", "zero",
+    "sign", "factor", "ties", "repeated-indices", "softmax-sum-term", "exp-uses-input",
+    "local-derivative", "unstable-forward", "unstable-backward", "forward", "forward-shape",
+    "recursion", "double-counting", "topological-order", "accumulate", "freed-graph", "engine",
+    "shape-error", "crash", "values",
+)
 
-    name: str  # unique row name, e.g. "gelu_tanh"
-    method: str  # the Tensor method / function the learner writes, e.g. "gelu"
-    lab: str
-    fn: Callable[..., Any]  # (m, *tensors, **kwargs) -> minitorch Tensor
-    ref: Callable[..., Any]  # (torch, *tensors, **kwargs) -> torch.Tensor
-    domains: tuple[Domain, ...]  # one per input (the last repeats for variadic ops)
-    cases: tuple[Case, ...]
-    family: str  # the Hypothesis shape family: see minitorch_course.strategies
-    broadcasting: bool = False  # a binary elementwise op: runs the broadcasting-pairs suite
-    formula: str = ""
-    points: int = 2  # earned when every graded suite passes (make check and the graded cells)
 
-    def __repr__(self) -> str:
-        return f"Op({self.name!r})"
+@dataclass
+class Evidence:
+    """What a diagnosis knows about one failure, handed to a mistake's prediction."""
 
-    def domain(self, i: int) -> Domain:
-        return self.domains[min(i, len(self.domains) - 1)]
+    case: Case
+    inputs: list[np.ndarray]
+    index: int = 0  # which input's gradient
+    upstream: np.ndarray | None = None  # the gradient fed to backward()
+    want: np.ndarray | None = None  # the right output or gradient
+    stage: str = ""  # forward | backward | gradcheck
+    error: BaseException | None = None  # for crashes
 
-    def inputs(self, case: Case, seed: int = 0) -> list[np.ndarray]:
-        """The case's input arrays: its fixed data, or seeded draws from each input's domain."""
-        if case.data is not None:
-            return [np.array(d, dtype=np.float64) for d in case.data]
-        rng = np.random.default_rng(seed)
-        return [self.domain(i).sample(rng, s) for i, s in enumerate(case.shapes)]
+    @property
+    def x(self) -> np.ndarray:
+        return self.inputs[self.index] if self.inputs else np.zeros(())
+
+    @property
+    def g(self) -> np.ndarray:
+        return self.upstream
+
+    @property
+    def axes(self) -> tuple[int, ...]:
+        """The axes a reduction's ``axis`` keyword names, normalised (all when None)."""
+        x, axis = self.inputs[0], self.case.kwargs.get("axis")
+        if axis is None or x.ndim == 0:
+            return tuple(range(x.ndim))
+        return tuple(sorted(a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis)))
+
+    @property
+    def reduced(self) -> int:
+        """How many elements a reduction combines into each output element."""
+        return math.prod(self.inputs[0].shape[a] for a in self.axes)
+
+    @property
+    def batch(self) -> int:
+        return self.inputs[0].shape[0] if self.inputs and self.inputs[0].ndim else 1
+
+
+Prediction = Callable[[Evidence], "np.ndarray | None"]
+
+
+@dataclass(frozen=True)
+class Plant:
+    """The mistake planted into the reference: edits located by function (``Tensor.div``,
+    ``unbroadcast``), matched on code with comments removed, or a replacement ``body``."""
+
+    function: str
+    affects: tuple[str, ...]  # rows (ops and engine rows) that must fail, and only those
+    edits: tuple[tuple[str, str], ...] = ()
+    body: str | None = None  # the function's whole new body, indented like the original
+    needs_property: bool = False  # only the Hypothesis suite can catch it
+    what: str = ""  # what the learner did, in one line
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typical mistake for a row: a stable id, a kind (``KINDS``), what it predicts, a hint.
+
+    ``predict`` returns the output (stage forward) or input gradient (stage backward) the
+    mistake would produce, or None where it does not apply; ``where`` returns the positions it
+    would get wrong (a mask), for mistakes that are right elsewhere; ``applies`` says whether a
+    crash or a wrongly shaped forward fits it. A mistake without any of them is still named by
+    the generic diagnosis (a sign, a missing gradient...), and its ``plant`` proves it.
+    The ``hint`` may use {batch}, {reduced}, {size}, {axes}, {formula}, {method}, {raised}.
+    """
+
+    id: str
+    kind: str
+    hint: str = ""
+    stages: tuple[str, ...] = ("backward",)  # forward | backward | forward-shape | crash
+    predict: Prediction | None = None
+    where: Prediction | None = None
+    applies: Callable[[Evidence], bool] | None = None
+    plant: Plant | None = None
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _normal_cdf(x: np.ndarray) -> np.ndarray:
+    cdf = 0.5 * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0))) if x.size else x.copy()
+    return np.asarray(cdf, dtype=np.float64)
+
+
+def _normal_pdf(x: np.ndarray) -> np.ndarray:
+    return np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _reduced_upstream(k: Evidence) -> np.ndarray:
+    """A reduction's upstream gradient with its reduced axes back as 1s."""
+    return k.g if k.case.kwargs.get("keepdims") else np.expand_dims(k.g, k.axes)
+
+
+def _ties(k: Evidence) -> np.ndarray:
+    x = k.x
+    top = x.max(axis=k.axes, keepdims=True) if x.size else x
+    winners = x == top
+    return winners & (winners.sum(axis=k.axes, keepdims=True) > 1)
+
+
+def _repeated(k: Evidence) -> np.ndarray | None:
+    counts = np.zeros(k.x.shape)
+    np.add.at(counts, k.case.kwargs["index"], 1.0)
+    return counts > 1
+
+
+def _keepdims_lost(k: Evidence, divide: bool) -> np.ndarray | None:
+    """sum's (or mean's) backward broadcasting g without putting the reduced axes back."""
+    x = k.x
+    if k.case.kwargs.get("keepdims") or k.g.ndim == x.ndim:
+        return None
+    try:
+        full = np.broadcast_to(k.g, x.shape).copy()
+    except ValueError:
+        return None
+    return full / k.reduced if divide else full
+
+
+def _reduction_backward_crash(k: Evidence) -> bool:
+    err = k.error
+    return k.stage == "backward" and isinstance(err, ValueError) and (
+        "broadcast" in str(err) or "could not be" in str(err))
+
+
+def _gelu_cdf_only(k: Evidence) -> np.ndarray:
+    a = k.x
+    if k.case.kwargs.get("approximate", "none") == "tanh":
+        c = math.sqrt(2.0 / math.pi)
+        return k.g * 0.5 * (1.0 + np.tanh(c * (a + 0.044715 * a ** 3)))
+    return k.g * _normal_cdf(a)
+
+
+REDUCTION_MISTAKES = (
+    Mistake("reduction_forward_axes", "forward-shape",
+            "Check axis and keepdims: the output drops each reduced axis, or keeps it as a 1 with "
+            "keepdims=True.", stages=("forward-shape",), applies=lambda k: True),
+    Mistake("reduction_backward_keepdims_crash", "keepdims",
+            "keepdims lost in {method}'s backward: {raised}. The upstream gradient has the "
+            "reduced shape; put the reduced axes back as size 1 (np.expand_dims(g, axes), unless "
+            "keepdims=True) before broadcasting it to the input's shape.",
+            stages=("crash",), applies=_reduction_backward_crash),
+)
+KEEPDIMS_LOST_HINT = ("keepdims lost in {method}'s backward: the upstream gradient was broadcast "
+                      "without putting the reduced axes back first, so its values landed on the "
+                      "wrong axis. np.expand_dims(g, axes) before np.broadcast_to.")
+POWER_RULE_HINT = "power rule off by one: d/da a^b = b·a^(b-1), not b·a^b."
+POW_SCALAR_EXPONENT = 3.0  # the pow_scalar row is a ** 3
+POWER_RULE_PLANT = Plant("Tensor.pow", ("pow", "pow_scalar"), ((
+    "return g * b * a ** (b - 1), (g * out_data * np.log(a) if need_b else None)",
+    "return g * b * a ** b, (g * out_data * np.log(a) if need_b else None)"),),
+    what="power rule written as b·a^b instead of b·a^(b-1)")
 
 
 GRID = (20, 3, 5)  # verbo × persona × tiempo
@@ -144,6 +288,54 @@ MATMUL_BROADCAST_PAIRS: tuple[tuple[Shape, Shape], ...] = (
     ((4,), (20, 4, 5)),
     ((20, 3, 4), (4,)),
 )
+# A binary elementwise op runs every pair in both orders.
+BINARY_BROADCAST_CASES = tuple(Case(pair, note="broadcast") for pair in
+                               BROADCAST_PAIRS + tuple((b, a) for a, b in BROADCAST_PAIRS))
+MATMUL_BROADCAST_CASES = tuple(Case(pair, note="batch broadcast")
+                               for pair in MATMUL_BROADCAST_PAIRS)
+
+
+# ---------------------------------------------------------------- op rows
+@dataclass(frozen=True, repr=False)
+class Op:
+    """One catalog row."""
+
+    name: str  # unique row name, e.g. "gelu_tanh"
+    method: str  # the Tensor method / function the learner writes, e.g. "gelu"
+    lab: str
+    fn: Callable[..., Any]  # (m, *tensors, **kwargs) -> minitorch Tensor
+    ref: Callable[..., Any]  # (torch, *tensors, **kwargs) -> torch.Tensor
+    domains: tuple[Domain, ...]  # one per input (the last repeats for variadic ops)
+    cases: tuple[Case, ...]
+    family: str  # the Hypothesis shape family: see minitorch_course.strategies
+    broadcasting: bool = False  # a binary elementwise op: runs the broadcasting-pairs suite
+    formula: str = ""
+    points: int = 2  # earned when every graded suite passes (make check and the graded cells)
+    mistakes: tuple[Mistake, ...] = ()
+    broadcast_cases: tuple[Case, ...] = ()  # the broadcasting-backward suite's cases
+    reverse_broadcasts: bool = False  # its gradients go through unbroadcast
+    cell: str = ""  # the graded notebook cell (default check_<method>)
+
+    def __post_init__(self) -> None:
+        if not self.cell:
+            object.__setattr__(self, "cell", f"check_{self.method}")
+        if self.broadcasting and not self.broadcast_cases:
+            object.__setattr__(self, "broadcast_cases", BINARY_BROADCAST_CASES)
+        if self.broadcasting or self.broadcast_cases:
+            object.__setattr__(self, "reverse_broadcasts", True)
+
+    def __repr__(self) -> str:
+        return f"Op({self.name!r})"
+
+    def domain(self, i: int) -> Domain:
+        return self.domains[min(i, len(self.domains) - 1)]
+
+    def inputs(self, case: Case, seed: int = 0) -> list[np.ndarray]:
+        """The case's input arrays: its fixed data, or seeded draws from each input's domain."""
+        if case.data is not None:
+            return [np.array(d, dtype=np.float64) for d in case.data]
+        rng = np.random.default_rng(seed)
+        return [self.domain(i).sample(rng, s) for i, s in enumerate(case.shapes)]
 
 
 def _dims(x, axis) -> tuple[int, ...] | int:
@@ -186,99 +378,303 @@ OPS: tuple[Op, ...] = (
     Op("sub", "sub", "01-elementwise-ops", lambda m, a, b: a - b, lambda t, a, b: a - b,
        (REAL,), BINARY_CASES, "binary", broadcasting=True, formula="a - b"),
     Op("mul", "mul", "01-elementwise-ops", lambda m, a, b: a * b, lambda t, a, b: a * b,
-       (REAL,), BINARY_CASES, "binary", broadcasting=True, formula="a * b"),
+       (REAL,), BINARY_CASES, "binary", broadcasting=True, formula="a * b", mistakes=(
+           Mistake("mul_forgets_second_parent", "missing-grad", plant=Plant(
+               "Tensor.mul", ("mul",), (("return g * b, g * a", "return (g * b,)"),),
+               what="mul's backward returns a gradient for the first parent only")),
+       )),
     Op("div", "div", "01-elementwise-ops", lambda m, a, b: a / b, lambda t, a, b: a / b,
-       (REAL, AWAY_FROM_ZERO), BINARY_CASES, "binary", broadcasting=True, formula="a / b"),
+       (REAL, AWAY_FROM_ZERO), BINARY_CASES, "binary", broadcasting=True, formula="a / b",
+       mistakes=(
+           Mistake("div_quotient_rule_sign", "sign", plant=Plant("Tensor.div", ("div",), ((
+               "return g / b, -g * a / (b * b)", "return g / b, g * a / (b * b)"),),
+               what="d(a/b)/db written as +a/b² (the quotient rule's minus sign lost)")),
+       )),
     Op("pow", "pow", "01-elementwise-ops", lambda m, a, b: a**b, lambda t, a, b: a**b,
-       (POSITIVE, REAL), BINARY_CASES, "binary", broadcasting=True, points=1, formula="a ** b"),
-    Op("pow_scalar", "pow", "01-elementwise-ops", lambda m, a: a**3, lambda t, a: a**3,
-       (REAL,), UNARY_CASES, "unary", points=1, formula="a ** 3"),
+       (POSITIVE, REAL), BINARY_CASES, "binary", broadcasting=True, points=1, formula="a ** b",
+       mistakes=(
+           Mistake("pow_power_rule_off_by_one", "local-derivative", POWER_RULE_HINT,
+                   predict=lambda k: k.g * k.inputs[1] * k.x ** k.inputs[1]
+                   if k.index == 0 else None, plant=POWER_RULE_PLANT),
+       )),
+    Op("pow_scalar", "pow", "01-elementwise-ops", lambda m, a: a**POW_SCALAR_EXPONENT,
+       lambda t, a: a**POW_SCALAR_EXPONENT, (REAL,), UNARY_CASES, "unary", points=1,
+       formula="a ** 3", mistakes=(
+           Mistake("pow_power_rule_off_by_one", "local-derivative", POWER_RULE_HINT,
+                   predict=lambda k: k.g * POW_SCALAR_EXPONENT * k.x ** POW_SCALAR_EXPONENT),
+       )),
     Op("neg", "neg", "01-elementwise-ops", lambda m, a: -a, lambda t, a: -a,
        (REAL,), UNARY_CASES, "unary", points=1, formula="-a"),
     Op("exp", "exp", "01-elementwise-ops", lambda m, a: a.exp(), lambda t, a: a.exp(),
-       (REAL,), UNARY_CASES, "unary", points=1, formula="e^a"),
+       (REAL,), UNARY_CASES, "unary", points=1, formula="e^a", mistakes=(
+           Mistake("exp_backward_uses_input", "exp-uses-input",
+                   "exp's backward multiplied the upstream gradient by the INPUT a; the "
+                   "derivative of e^a is e^a itself: multiply by the forward's output (save it "
+                   "in the forward, the closure can reuse it).",
+                   predict=lambda k: k.g * k.x, plant=Plant("Tensor.exp", ("exp",), ((
+                       "out_data = np.exp(self.data)\n"
+                       '        out = Tensor._make(out_data, (self,), "exp")\n\n'
+                       "        def _backward(g):\n            return (g * out_data,)",
+                       "a = self.data\n"
+                       '        out = Tensor._make(np.exp(a), (self,), "exp")\n\n'
+                       "        def _backward(g):\n            return (g * a,)"),),
+                       what="exp's backward multiplies by the input a instead of the output e^a")),
+       )),
     Op("log", "log", "01-elementwise-ops", lambda m, a: a.log(), lambda t, a: a.log(),
        (POSITIVE,), UNARY_CASES, "unary", points=1, formula="ln a"),
     Op("sqrt", "sqrt", "01-elementwise-ops", lambda m, a: a.sqrt(), lambda t, a: a.sqrt(),
        (POSITIVE,), UNARY_CASES, "unary", points=1, formula="√a"),
     Op("relu", "relu", "01-elementwise-ops", lambda m, a: a.relu(), lambda t, a: a.relu(),
-       (AWAY_FROM_ZERO,), UNARY_CASES, "unary", points=1, formula="max(a, 0)"),
+       (AWAY_FROM_ZERO,), UNARY_CASES, "unary", points=1, formula="max(a, 0)", mistakes=(
+           Mistake("relu_backward_uses_output", "local-derivative",
+                   "relu's backward multiplied by relu(a), the OUTPUT; the derivative of "
+                   "max(a, 0) is the step 1[a > 0]: g * (a > 0).",
+                   predict=lambda k: k.g * np.maximum(k.x, 0.0),
+                   plant=Plant("Tensor.relu", ("relu",), ((
+                       "return (g * (a > 0),)", "return (g * np.maximum(a, 0.0),)"),),
+                       what="relu's derivative written as relu(a) (the output) instead of the "
+                            "step 1[a > 0]")),
+           Mistake("relu_backward_uses_input", "local-derivative",
+                   "relu's backward multiplied by the input a; the derivative is the step "
+                   "1[a > 0]: g * (a > 0).", predict=lambda k: k.g * k.x),
+           Mistake("relu_mask_inverted", "local-derivative",
+                   "relu's mask is inverted: the gradient flows where a < 0; it must flow where "
+                   "a > 0.", predict=lambda k: k.g * (k.x < 0)),
+           Mistake("relu_passes_everything", "local-derivative",
+                   "relu's backward passed the upstream gradient everywhere; it must be zero "
+                   "where a <= 0: g * (a > 0).", predict=lambda k: k.g.copy()),
+       )),
     Op("gelu", "gelu", "01-elementwise-ops", lambda m, a: a.gelu(),
        lambda t, a: t.nn.functional.gelu(a), (REAL,), UNARY_CASES, "unary",
-       points=1, formula="a·Φ(a)"),
+       points=1, formula="a·Φ(a)", mistakes=(
+           Mistake("gelu_forgets_product_rule", "local-derivative",
+                   "gelu's backward kept only Φ(a): gelu(a) = a·Φ(a) is a product, so its "
+                   "derivative is Φ(a) + a·φ(a) (product rule; φ is the normal density "
+                   "e^(-a²/2)/√(2π)).", predict=_gelu_cdf_only,
+                   plant=Plant("Tensor.gelu", ("gelu",), ((
+                       "local = cdf + a * np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)",
+                       "local = cdf"),),
+                       what="gelu's derivative written as Φ(a), forgetting the a·φ(a) term of "
+                            "the product rule")),
+           Mistake("gelu_keeps_only_density_term", "local-derivative",
+                   "gelu's backward kept only a·φ(a): the product rule gives Φ(a) + a·φ(a).",
+                   predict=lambda k: k.g * k.x * _normal_pdf(k.x)),
+       )),
     Op("gelu_tanh", "gelu", "01-elementwise-ops", lambda m, a: a.gelu(approximate="tanh"),
        lambda t, a: t.nn.functional.gelu(a, approximate="tanh"), (REAL,), UNARY_CASES, "unary",
-       points=1, formula="0.5·a·(1 + tanh(√(2/π)(a + 0.044715a³)))"),
+       points=1, formula="0.5·a·(1 + tanh(√(2/π)(a + 0.044715a³)))", mistakes=(
+           Mistake("gelu_forgets_product_rule", "local-derivative",
+                   "gelu's backward kept only Φ(a): gelu(a) = a·Φ(a) is a product, so its "
+                   "derivative is Φ(a) + a·φ(a) (product rule; φ is the normal density "
+                   "e^(-a²/2)/√(2π)).", predict=_gelu_cdf_only),
+       )),
     Op("tanh", "tanh", "01-elementwise-ops", lambda m, a: a.tanh(), lambda t, a: a.tanh(),
-       (REAL,), UNARY_CASES, "unary", points=1, formula="tanh a"),
+       (REAL,), UNARY_CASES, "unary", points=1, formula="tanh a", mistakes=(
+           Mistake("tanh_derivative_not_squared", "local-derivative",
+                   "tanh's derivative is 1 - tanh²(a), not 1 - tanh(a): square the output.",
+                   predict=lambda k: k.g * (1.0 - np.tanh(k.x)),
+                   plant=Plant("Tensor.tanh", ("tanh",), ((
+                       "return (g * (1.0 - t * t),)", "return (g * (1.0 - t),)"),),
+                       what="tanh's derivative written as 1 - tanh(a) instead of 1 - tanh²(a)")),
+       )),
     Op("sigmoid", "sigmoid", "01-elementwise-ops", lambda m, a: a.sigmoid(),
-       lambda t, a: a.sigmoid(), (REAL,), UNARY_CASES, "unary", points=1, formula="1/(1+e^-a)"),
+       lambda t, a: a.sigmoid(), (REAL,), UNARY_CASES, "unary", points=1, formula="1/(1+e^-a)",
+       mistakes=(
+           Mistake("sigmoid_times_sigma_only", "local-derivative",
+                   "sigmoid's derivative is σ(a)(1 - σ(a)); the backward multiplied by σ(a) "
+                   "only.", predict=lambda k: k.g * _sigmoid(k.x)),
+           Mistake("sigmoid_derivative_of_the_input", "local-derivative",
+                   "sigmoid's derivative is σ(a)(1 - σ(a)), written with the output s = σ(a), "
+                   "not with the input a.", predict=lambda k: k.g * k.x * (1.0 - k.x)),
+       )),
     # ------------------------------------------------------------ lab 02: reductions, shapes
     Op("sum", "sum", "02-reductions-and-shapes", lambda m, a, **k: a.sum(**k), _torch_sum,
-       (REAL,), REDUCTION_CASES, "reduction", formula="Σ a"),
+       (REAL,), REDUCTION_CASES, "reduction", formula="Σ a", mistakes=REDUCTION_MISTAKES + (
+           Mistake("sum_backward_keepdims_lost", "keepdims", KEEPDIMS_LOST_HINT,
+                   predict=lambda k: _keepdims_lost(k, divide=False),
+                   plant=Plant("Tensor.sum", ("sum", "mean"), ((
+                       "            if not keepdims:\n"
+                       "                g = np.expand_dims(g, axes)\n", ""),),
+                       what="sum's backward broadcasts g without putting the reduced axes back "
+                            "(keepdims lost)")),
+       )),
     Op("mean", "mean", "02-reductions-and-shapes", lambda m, a, **k: a.mean(**k), _torch_mean,
-       (REAL,), REDUCTION_CASES, "reduction", points=1, formula="Σ a / n"),
+       (REAL,), REDUCTION_CASES, "reduction", points=1, formula="Σ a / n",
+       mistakes=REDUCTION_MISTAKES + (
+           Mistake("mean_backward_keepdims_lost", "keepdims", KEEPDIMS_LOST_HINT,
+                   predict=lambda k: _keepdims_lost(k, divide=True)),
+           Mistake("mean_divides_by_total_size", "factor",
+                   "the mean's divisor is wrong: the number of elements averaged is {reduced}, "
+                   "but it divided by {size}, the size of the whole tensor; count only the axes "
+                   "reduced {axes}.", stages=("forward", "backward"),
+                   predict=lambda k: k.want * k.reduced / k.x.size
+                   if k.x.size != k.reduced else None,
+                   plant=Plant("Tensor.mean", ("mean",), ((
+                       "count = math.prod(self.shape[a] for a in _axes(axis, self.ndim))",
+                       "count = self.size"),),
+                       what="mean divides by the tensor's total size instead of the number of "
+                            "elements reduced")),
+       )),
     Op("max", "max", "02-reductions-and-shapes", lambda m, a, **k: a.max(**k), _torch_max,
        (NO_TIES,), REDUCTION_CASES + (
-           Case(((2, 3),), {"axis": 1}, data=([[1.0, 3.0, 3.0], [2.0, 2.0, 1.0]],), note="ties"),
-           Case(((2, 2),), {}, data=([[4.0, 4.0], [4.0, 1.0]],), note="ties"),
-       ), "reduction", formula="max a"),
+           Case(((2, 3),), {"axis": 1}, data=([[1.0, 3.0, 3.0], [2.0, 2.0, 1.0]],), note="ties",
+                gradcheck=False),
+           Case(((2, 2),), {}, data=([[4.0, 4.0], [4.0, 1.0]],), note="ties", gradcheck=False),
+       ), "reduction", formula="max a", mistakes=REDUCTION_MISTAKES + (
+           Mistake("max_ties_not_split", "ties",
+                   "Wrong on ties: every tied maximum received the whole upstream gradient. "
+                   "torch.amax splits it evenly among them: divide by the number of ties "
+                   "(winners.sum(axis, keepdims=True)).",
+                   predict=lambda k: (k.x == k.x.max(axis=k.axes, keepdims=True))
+                   * _reduced_upstream(k),
+                   plant=Plant("Tensor.max", ("max",), ((
+                       "share = g.reshape(top.shape) / winners.sum(axis=axes, keepdims=True)",
+                       "share = g.reshape(top.shape)"),),
+                       what="max gives the whole gradient to every tied maximum instead of "
+                            "splitting it")),
+           Mistake("max_wrong_on_ties", "ties",
+                   "Right except on ties: where several elements share the maximum, torch.amax "
+                   "splits the gradient evenly among them (divide by the number of ties).",
+                   where=_ties),
+       )),
     Op("reshape", "reshape", "02-reductions-and-shapes",
        lambda m, a, shape: a.reshape(shape), lambda t, a, shape: a.reshape(shape), (REAL,),
        (Case(((3, 5),), {"shape": (15,)}), Case((GRID,), {"shape": (60, 5)}),
         Case(((3, 5),), {"shape": (5, 3)}), Case(((),), {"shape": (1, 1)})),
-       "reshape", points=1, formula="reshape"),
+       "new-shape", points=1, formula="reshape"),
     Op("transpose", "transpose", "02-reductions-and-shapes",
        lambda m, a, axes=None: a.transpose(*(axes or ())),
        lambda t, a, axes=None: a.permute(tuple(axes or reversed(range(a.ndim)))), (REAL,),
        (Case(((3, 5),)), Case((GRID,), {"axes": (1, 2, 0)}), Case((GRID,))),
-       "transpose", points=1, formula="permute axes"),
+       "permutation", points=1, formula="permute axes", mistakes=(
+           Mistake("transpose_inverse_is_perm", "transposed", plant=Plant(
+               "Tensor.transpose", ("transpose",), ((
+                   "inverse = tuple(np.argsort(perm))", "inverse = perm"),),
+                   what="transpose's backward applies the same permutation instead of its "
+                        "inverse")),
+       )),
     Op("broadcast_to", "broadcast_to", "02-reductions-and-shapes",
        lambda m, a, shape: a.broadcast_to(shape), lambda t, a, shape: a.broadcast_to(shape),
        (REAL,), (Case(((5,),), {"shape": GRID}), Case(((3, 1),), {"shape": GRID}),
                  Case(((),), {"shape": (3, 5)})),
-       "broadcast_to", points=1, formula="broadcast_to"),
+       "broadcast-target", points=1, formula="broadcast_to", reverse_broadcasts=True),
     Op("getitem", "getitem", "02-reductions-and-shapes",
        lambda m, a, index: a[index], lambda t, a, index: a[_torch_index(index)], (REAL,),
        (Case(((3, 5),), {"index": (slice(1, None), slice(None, None, 2))}),
         Case((GRID,), {"index": [0, 0, 2, 19]}, note="repeated indices"),
         Case((GRID,), {"index": ([1, 1, 4], slice(None), [0, 0, 2])}, note="repeated pairs"),
         Case(((3, 5),), {"index": (-1, 2)})),
-       "getitem", formula="a[index]"),
+       "index", formula="a[index]", mistakes=(
+           Mistake("getitem_assigns_repeated_indices", "repeated-indices",
+                   "Wrong at repeated indices: the backward ASSIGNED full[index] = g, so an "
+                   "index that appears twice keeps only its last gradient. It must receive the "
+                   "sum of all of them: np.add.at(full, index, g).",
+                   predict=lambda k: _assigned(k), plant=Plant("Tensor.getitem", ("getitem",), ((
+                       "np.add.at(full, index, g)", "full[index] = g"),),
+                       what="getitem's backward assigns full[index] = g: repeated indices keep "
+                            "one gradient")),
+           Mistake("getitem_wrong_at_repeated_indices", "repeated-indices",
+                   "Right except at repeated indices: an index that appears twice must receive "
+                   "the sum of both gradients; use np.add.at(full, index, g), not assignment.",
+                   where=_repeated),
+       )),
     Op("cat", "cat", "02-reductions-and-shapes",
        lambda m, *ts, axis=0: m.cat(ts, axis=axis), lambda t, *ts, axis=0: t.cat(ts, dim=axis),
        (REAL,), (Case(((2, 5), (3, 5))), Case(((3, 2), (3, 4), (3, 1)), {"axis": 1}),
                  Case(((20, 3, 2), (20, 3, 3)), {"axis": -1})),
-       "cat", points=1, formula="concatenate"),
+       "concatenation", points=1, formula="concatenate"),
     Op("stack", "stack", "02-reductions-and-shapes",
        lambda m, *ts, axis=0: m.stack(ts, axis=axis),
        lambda t, *ts, axis=0: t.stack(ts, dim=axis), (REAL,),
        (Case(((3, 5),) * 3), Case(((3, 5),) * 2, {"axis": -1}), Case(((5,),) * 4, {"axis": 1})),
-       "stack", points=1, formula="stack"),
+       "same-shapes", points=1, formula="stack"),
     # ------------------------------------------------------------ lab 03
     Op("matmul", "matmul", "03-matmul-softmax-ce", lambda m, a, b: a @ b,
        lambda t, a, b: a @ b, (REAL,),
        (Case(((3, 4), (4, 5))), Case(((4,), (4, 5))), Case(((3, 4), (4,))),
         Case(((4,), (4,))), Case(((20, 3, 4), (20, 4, 5)))) +
        tuple(Case(pair) for pair in MATMUL_BROADCAST_PAIRS),
-       "matmul", formula="a @ b"),
+       "matrix-operands", formula="a @ b", broadcast_cases=MATMUL_BROADCAST_CASES, mistakes=(
+           Mistake("matmul_T_reverses_batch_axes", "transposed",
+                   "matmul's backward crashed on batched operands: {raised}. On an array with "
+                   "more than 2 axes, .T (and np.transpose without axes) reverses EVERY axis, "
+                   "batch axes included; transpose only the last two: np.swapaxes(x, -1, -2).",
+                   stages=("crash",), applies=lambda k: k.stage == "backward" and isinstance(
+                       k.error, ValueError) and any(a.ndim > 2 for a in k.inputs),
+                   plant=Plant("Tensor.matmul", ("matmul",), ((
+                       "ga = g @ np.swapaxes(b2, -1, -2) if need_a else None\n"
+                       "            gb = np.swapaxes(a2, -1, -2) @ g if need_b else None",
+                       "ga = g @ b2.T if need_a else None\n"
+                       "            gb = a2.T @ g if need_b else None"),),
+                       what="matmul's backward transposes with .T, which reverses the batch "
+                            "axes too")),
+       )),
     Op("softmax", "softmax", "03-matmul-softmax-ce", lambda m, a, axis=-1: a.softmax(axis=axis),
        lambda t, a, axis=-1: a.softmax(dim=axis), (LOGITS,),
        (Case(((3, 5),)), Case((GRID,), {"axis": 0}), Case(((5,),))),
-       "softmax", points=1, formula="e^a / Σ e^a"),
+       "along-axis", points=1, formula="e^a / Σ e^a", mistakes=(
+           Mistake("softmax_without_sum_term", "softmax-sum-term",
+                   "Softmax backward without the sum term: it returned s·g, but every output "
+                   "depends on every input of its row, so it is s·(g - Σ g·s) (sum along the "
+                   "softmax axis, keepdims=True).",
+                   predict=lambda k: _softmax(k.x, k.case.kwargs.get("axis", -1)) * k.g,
+                   plant=Plant("Tensor.softmax", ("softmax",), ((
+                       "return (s * (g - (g * s).sum(axis=axis, keepdims=True)),)",
+                       "return (s * g,)"),),
+                       what="softmax's backward returns s·g, without the sum term")),
+           Mistake("softmax_diagonal_only", "softmax-sum-term",
+                   "Softmax backward used only the Jacobian's diagonal s·(1 - s); the "
+                   "off-diagonal terms -s_i·s_j give the sum term: s·(g - Σ g·s).",
+                   predict=lambda k: _softmax_diagonal(k)),
+       )),
     Op("log_softmax", "log_softmax", "03-matmul-softmax-ce",
        lambda m, a, axis=-1: a.log_softmax(axis=axis),
        lambda t, a, axis=-1: a.log_softmax(dim=axis), (LOGITS,),
        (Case(((3, 5),)), Case((GRID,), {"axis": 1}), Case(((5,),))),
-       "softmax", points=1, formula="a - log Σ e^a"),
+       "along-axis", points=1, formula="a - log Σ e^a", mistakes=(
+           Mistake("log_softmax_without_sum_term", "softmax-sum-term",
+                   "log_softmax backward without the sum term: it returned g, but log Σ e^a "
+                   "depends on every input too: g - softmax(a)·Σ g (sum along the axis, "
+                   "keepdims=True).", predict=lambda k: k.g.copy(),
+                   plant=Plant("Tensor.log_softmax", ("log_softmax",), ((
+                       "return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)",
+                       "return (g,)"),),
+                       what="log_softmax's backward returns g, forgetting that log Σ e^a "
+                            "depends on a")),
+           Mistake("log_softmax_softmax_times_g", "softmax-sum-term",
+                   "log_softmax backward: the softmax must multiply Σ g (the sum along the "
+                   "axis), not g itself: g - softmax(a)·Σ g.",
+                   predict=lambda k: k.g - _softmax(k.x, k.case.kwargs.get("axis", -1)) * k.g),
+       )),
     Op("cross_entropy", "cross_entropy", "03-matmul-softmax-ce",
        lambda m, z, targets: m.cross_entropy(z, np.asarray(targets)),
        lambda t, z, targets: t.nn.functional.cross_entropy(z, t.as_tensor(targets)), (LOGITS,),
        (Case(((8, 5),), {"targets": [0, 1, 2, 3, 4, 4, 2, 0]}),
         Case(((1, 3),), {"targets": [2]}),
         Case(((2, 3),), {"targets": [0, 2]},
-             data=([[1e4, -1e4, 0.0], [-1e4, 0.0, 1e4]],), note="logits ±1e4")),
-       "cross_entropy", formula="mean(-log softmax(z)[y])"),
+             data=([[1e4, -1e4, 0.0], [-1e4, 0.0, 1e4]],), note="logits ±1e4", gradcheck=False)),
+       "logits-and-targets", formula="mean(-log softmax(z)[y])", mistakes=(
+           Mistake("cross_entropy_without_onehot", "local-derivative",
+                   "cross-entropy's gradient is (softmax(z) - onehot(y)) / N: the -1 at each "
+                   "row's target class is missing.",
+                   predict=lambda k: _softmax(k.x, 1) * k.g / k.x.shape[0]),
+           Mistake("cross_entropy_not_divided_by_batch", "factor",
+                   "That is the batch size N = {batch}: cross-entropy is a MEAN over the batch, "
+                   "so its gradient is divided by N too.",
+                   predict=lambda k: k.want * k.batch if k.batch > 1 else None,
+                   plant=Plant("cross_entropy", ("cross_entropy",), ((
+                       "return (grad * (g / n),)", "return (grad * g,)"),),
+                       what="cross-entropy's gradient not divided by the batch size N")),
+           Mistake("cross_entropy_divided_by_batch_twice", "factor",
+                   "divided by the batch size N = {batch} once too often.",
+                   predict=lambda k: k.want / k.batch if k.batch > 1 else None),
+           Mistake("cross_entropy_without_logsumexp", "unstable-forward", stages=("forward",),
+                   plant=Plant("cross_entropy", ("cross_entropy",), ((
+                       "z = logits.data - logits.data.max(axis=1, keepdims=True)",
+                       "z = logits.data"),),
+                       what="cross-entropy exponentiates the raw logits (no max subtracted): "
+                            "overflows at 1e4")),
+       )),
     # ------------------------------------------------------------ lab 06: the extension
     Op("silu", "silu", "06-extension-silu", lambda m, a: a.silu(),
        lambda t, a: t.nn.functional.silu(a), (REAL,), UNARY_CASES, "unary",
@@ -287,6 +683,17 @@ OPS: tuple[Op, ...] = (
 
 BY_NAME: dict[str, Op] = {op.name: op for op in OPS}
 assert len(BY_NAME) == len(OPS), "catalog row names must be unique"
+
+
+def _assigned(k: Evidence) -> np.ndarray:
+    full = np.zeros_like(k.x)
+    full[k.case.kwargs["index"]] = k.g
+    return full
+
+
+def _softmax_diagonal(k: Evidence) -> np.ndarray:
+    s = _softmax(k.x, k.case.kwargs.get("axis", -1))
+    return s * (1.0 - s) * k.g
 
 
 # ---------------------------------------------------------------- engine rows
@@ -298,25 +705,150 @@ class EngineRow:
     lab: str
     what: str
     points: int = 2
+    mistakes: tuple[Mistake, ...] = ()
+    cell: str = ""  # the graded notebook cell (default check_<name>)
 
+    def __post_init__(self) -> None:
+        if not self.cell:
+            object.__setattr__(self, "cell", f"check_{self.name}")
+
+
+NEEDS_UNBROADCAST = tuple(op.name for op in OPS if op.reverse_broadcasts)
+
+_RECURSIVE_SORT = """\
+order: list[Tensor] = []
+visited: set[int] = set()
+
+def visit(node):
+    if id(node) in visited:
+        return
+    visited.add(id(node))
+    if node._op and node._backward is None:
+        raise BackwardError("backward through a freed graph; pass retain_graph=True")
+    for parent in node._prev:
+        if parent.requires_grad:
+            visit(parent)
+    order.append(node)
+
+visit(self)
+return order
+"""
 
 ENGINE_ROWS: tuple[EngineRow, ...] = (
     EngineRow("topological_order", "00-tensor-skeleton",
-              "parents first; 100,000-op chain", 2),
+              "parents first; 100,000-op chain", 2, mistakes=(
+                  Mistake("recursive_topological_sort", "recursion", plant=Plant(
+                      "Tensor._topological_order", ("topological_order",),
+                      body=_RECURSIVE_SORT,
+                      what="a recursive depth-first search: dies on a 100,000-op chain")),
+                  Mistake("topological_sort_without_visited", "double-counting", plant=Plant(
+                      "Tensor._topological_order", ("topological_order",), (
+                          ("            if id(node) in visited:\n                continue\n", ""),
+                          ("if parent.requires_grad and id(parent) not in visited:",
+                           "if parent.requires_grad:")),
+                           what="no visited set: a node reached along two paths is listed (and "
+                                "processed) twice")),
+              )),
     EngineRow("backward", "00-tensor-skeleton",
-              "chain rule; sums paths and calls", 2),
+              "chain rule; sums paths and calls", 2, mistakes=(
+                  Mistake("accumulate_overwrites", "accumulate", plant=Plant(
+                      "_accumulate", ("backward", "retain_graph"), ((
+                          "node.grad = node.grad + g", "node.grad = g"),),
+                          what="a gradient reaching a node twice overwrites the first instead "
+                               "of adding to it")),
+                  Mistake("backward_skips_unbroadcast", "reverse-broadcast", plant=Plant(
+                      "Tensor.backward", NEEDS_UNBROADCAST, ((
+                          "if g.shape != parent.data.shape:\n", "if False:\n"),),
+                          what="backward() hands broadcast-shaped gradients to the parents (no "
+                               "unbroadcast, no check)")),
+              )),
     EngineRow("retain_graph", "00-tensor-skeleton",
-              "graph freed unless retain_graph", 1),
-    EngineRow("unbroadcast", "01-elementwise-ops", "the one reverse-broadcast helper", 2),
+              "graph freed unless retain_graph", 1, mistakes=(
+                  Mistake("graph_never_freed", "freed-graph", plant=Plant(
+                      "Tensor.backward", ("retain_graph",), ((
+                          "            if not retain_graph:\n"
+                          "                node._prev, node._backward = (), None\n", ""),),
+                          what="backward() never frees the graph (retain_graph ignored)")),
+              )),
+    EngineRow("unbroadcast", "01-elementwise-ops", "the one reverse-broadcast helper", 2,
+              mistakes=(
+                  Mistake("unbroadcast_returns_grad", "reverse-broadcast", plant=Plant(
+                      "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+                          "    if grad.shape == shape:\n        return grad\n",
+                          "    return grad\n"),),
+                          what="unbroadcast returns the gradient unchanged: no reverse "
+                               "broadcasting at all")),
+                  Mistake("unbroadcast_forgets_size1_axes", "reverse-broadcast", plant=Plant(
+                      "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+                          "ones = tuple(i for i, n in enumerate(shape) if n == 1 and "
+                          "grad.shape[i] != 1)", "ones = ()"),),
+                          what="unbroadcast sums the leading axes but not the axes where the "
+                               "input has size 1")),
+                  Mistake("unbroadcast_forgets_leading_axes", "reverse-broadcast", plant=Plant(
+                      "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+                          "    if extra:\n        grad = grad.sum(axis=tuple(range(extra)))\n",
+                          ""),),
+                          what="batch matmul (and every binary op) not reduced over the "
+                               "broadcast leading/batch axes")),
+                  Mistake("unbroadcast_drops_size1_axes", "keepdims", plant=Plant(
+                      "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+                          "grad = grad.sum(axis=ones, keepdims=True)",
+                          "grad = grad.sum(axis=ones)"),),
+                          what="unbroadcast sums the size-1 axes without keepdims=True "
+                               "(keepdims lost)")),
+              )),
 )
 ENGINE_BY_NAME: dict[str, EngineRow] = {row.name: row for row in ENGINE_ROWS}
 assert not set(ENGINE_BY_NAME) & set(BY_NAME), "engine rows and ops share one namespace"
 
 
+def _mistake_index() -> dict[str, Mistake]:
+    index: dict[str, Mistake] = {}
+    for row in OPS + ENGINE_ROWS:
+        for m in row.mistakes:
+            assert m.kind in KINDS, f"{m.id}: unknown kind {m.kind}"
+            assert index.get(m.id, m).hint == m.hint, f"mistake {m.id}: two different hints"
+            index.setdefault(m.id, m)
+    return index
+
+
+MISTAKES: dict[str, Mistake] = _mistake_index()
+
+
+# ---------------------------------------------------------------- graded cells and points
+@dataclass(frozen=True)
+class Cell:
+    """A graded notebook cell: its nbgrader grade_id, lab, points and the rows it checks
+    (none for a cell the notebook alone can grade, such as an exercise's answer)."""
+
+    grade_id: str
+    lab: str
+    points: int
+    rows: tuple[str, ...] = ()
+    what: str = ""
+
+
+NOTEBOOK_ONLY_CELLS: tuple[Cell, ...] = (
+    Cell("check_exercise_shapes", "00-tensor-skeleton", 1, what="the gradient-shapes exercise"),
+)
+
+
+def _cells() -> tuple[Cell, ...]:
+    cells: dict[str, Cell] = {}
+    for row in ENGINE_ROWS + OPS:
+        known = cells.get(row.cell, Cell(row.cell, row.lab, 0))
+        assert known.lab == row.lab, f"cell {row.cell} spans two labs"
+        cells[row.cell] = Cell(row.cell, row.lab, known.points + row.points,
+                               known.rows + (row.name,))
+    return tuple(cells.values()) + NOTEBOOK_ONLY_CELLS
+
+
+CELLS: tuple[Cell, ...] = _cells()
+
+
 def lab_points(lab: str) -> int:
-    """The points a lab is worth: its engine rows and its ops (the single source of points)."""
-    return (sum(r.points for r in ENGINE_ROWS if r.lab == lab)
-            + sum(op.points for op in OPS if op.lab == lab))
+    """The points a lab is worth: its graded cells' (the single source of points)."""
+    return sum(cell.points for cell in CELLS if cell.lab == lab)
 
 
 def ops_for_lab(lab: str) -> tuple[Op, ...]:
@@ -337,4 +869,3 @@ def resolve(names: str | list[str]) -> list[Op]:
 def count_cells() -> int:
     """How many (row, case) pairs the fixed cross-check runs."""
     return sum(len(op.cases) for op in OPS)
-

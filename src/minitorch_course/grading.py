@@ -1,6 +1,7 @@
 """What the lab notebooks call: set-up, graded checks and friendly demos.
 
-The graded cells, ``make check`` and pytest run the same checks (``minitorch_course.checks``), so
+A thin front end over ``minitorch_course.runner``: the graded cells, ``make check`` and pytest
+run the same checks and word them with the same formatter (``minitorch_course.messages``), so
 the notebook, the command line and nbgrader say the same thing.
 """
 
@@ -11,21 +12,32 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from minitorch_course import checks
-from minitorch_course.catalog import resolve
+from minitorch_course import messages, runner
+from minitorch_course.catalog import ENGINE_BY_NAME, resolve
+from minitorch_course.outcomes import Outcome, RowReport
 
-GRADED_SUITES = ("forward", "backward", "gradcheck", "broadcast")
-ROOT = Path(__file__).resolve().parents[2]
+GRADED_SUITES = runner.GRADED_SUITES
 
 
-def _shown(path: Path) -> str:
-    """A path relative to the repository (or the working directory), stable across machines."""
-    for base in (Path.cwd().resolve(), ROOT):
-        try:
-            return str(path.relative_to(base))
-        except ValueError:
-            continue
-    return path.name
+class CheckFailure(AssertionError):
+    """A graded cell's checks failed. The message is the diagnosis; in a notebook it is shown
+    first and alone (``_render_traceback_``), with only the learner's own frames: the course's
+    plumbing is not the learner's business."""
+
+    def __init__(self, problems: list[Outcome]) -> None:
+        self.problems = problems
+        super().__init__("\n\n".join(messages.block(o) for o in problems))
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows instead of a traceback (and nbgrader stores as the cell's error)."""
+        lines = f"{type(self).__name__}: {self}".splitlines()  # like a traceback's last line
+        own = [f for o in self.problems if o.diagnosis
+               for f in o.diagnosis.params.get("raised", o.diagnosis.params).get("frames", [])]
+        if own:
+            lines += ["", "Your code (most recent call last):"]
+            lines += [f"  {f['file']}, line {f['line']}, in {f['function']}\n    {f['code']}"
+                      for f in own]
+        return lines
 
 
 def refuse_foreign_code() -> Path:
@@ -38,7 +50,8 @@ def refuse_foreign_code() -> Path:
     """
     import minitorch
 
-    origin = Path(minitorch.tensor.__spec__.origin or minitorch.tensor.__file__).resolve()
+    spec = getattr(minitorch.tensor, "__spec__", None)  # None for a module made from source
+    origin = Path(spec.origin if spec and spec.origin else minitorch.tensor.__file__).resolve()
     if os.environ.get("NBGRADER_EXECUTION") == "autograde":
         here = Path.cwd().resolve()
         if minitorch.IMPLEMENTATION != "learner" or not origin.is_relative_to(here):
@@ -55,30 +68,51 @@ def setup_lab(lab: str) -> None:
     import minitorch
 
     origin = refuse_foreign_code()
-    print(f"{lab}: minitorch implementation '{minitorch.IMPLEMENTATION}' ({_shown(origin)})")
+    print(f"{lab}: minitorch implementation '{minitorch.IMPLEMENTATION}' "
+          f"({runner.shown(origin)})")
+
+
+def _grade(reports: list[RowReport]) -> None:
+    """Print one line per passing row; raise with the block of every other row's first problem."""
+    __tracebackhide__ = True
+    problems = []
+    for report in reports:
+        first = report.first_problem
+        if first is not None:  # the one to fix first, the same one `make check` shows
+            problems.append(first)
+        else:
+            print(messages.passed(report))
+    if problems:
+        raise CheckFailure(problems) from None
 
 
 def check_ops(*names: str, suites: tuple[str, ...] = GRADED_SUITES,
               max_examples: int = 25) -> None:
     """Run the course checks for these catalog ops; raise with the diagnosis if any fails.
 
-    Prints one line per op that passes. A failure raises ``checks.CheckFailure`` whose message
+    Prints one line per op that passes. A failure raises ``CheckFailure`` whose message
     names the op, the case (shapes), the worst element and the likely mistake.
     """
+    __tracebackhide__ = True
     refuse_foreign_code()
-    problems = []
-    for op in resolve(list(names)):
-        report = checks.check_op(op, suites=suites, max_examples=max_examples)
-        outcomes = [o for outs in report.values() for o in outs]
-        pending_ = [o for o in outcomes if o.status == checks.NOT_STARTED]
-        first = pending_[0] if pending_ else checks.first_failure(report)
-        if first is not None:  # the one to fix first, the same one `make check` shows
-            problems.append(first)
-        else:
-            ran = sum(o.status == checks.PASS for o in outcomes)
-            print(f"✓ {op.name}: {ran} checks passed ({', '.join(report)})")
-    if problems:
-        raise checks.CheckFailure("\n\n".join(str(o) for o in problems))
+    import minitorch
+
+    impl = minitorch.tensor
+    _grade([runner.run_row(op.name, impl, tuple(suites), max_examples)
+            for op in resolve(list(names))])
+
+
+def check_engine(*names: str) -> None:
+    """Run these engine rows (lab 00's engine, unbroadcast); same contract as ``check_ops``."""
+    __tracebackhide__ = True
+    refuse_foreign_code()
+    unknown = [n for n in names if n not in ENGINE_BY_NAME]
+    if unknown:
+        raise KeyError(f"unknown engine check(s) {unknown}; available: {sorted(ENGINE_BY_NAME)}")
+    import minitorch
+
+    impl = minitorch.tensor
+    _grade([runner.run_row(name, impl) for name in names])
 
 
 @contextmanager

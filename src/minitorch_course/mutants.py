@@ -1,231 +1,117 @@
-"""A catalog of classic mistakes, each planted into the reference as an exact text edit.
+"""The planted mistakes: every catalog mistake with a ``Plant``, planted into the reference.
 
-Every ``Mutant`` is a mistake learners really make, written as (old, new) replacements on
-``solutions/tensor.py``; ``old`` must occur exactly once, so a mutant whose target text changed
-fails loudly (``MutantRotted``) instead of silently testing nothing. ``tests/test_mutants.py``
-applies each one and asserts that the checks catch it, that exactly the rows in ``affects`` fail,
-and that the diagnosis names the mistake (``diagnosis`` is a kind of
-``minitorch_course.diagnosis.KINDS``).
+A mutant is located by FUNCTION (``Tensor.div``, ``unbroadcast``) with ``ast``, and its edits
+are matched on that function's code with the comments removed (so rewording a comment cannot
+break one), or it replaces the function's whole body. An edit must occur exactly once in its
+function, so a mutant whose target changed fails loudly (``MutantRotted``) instead of silently
+testing nothing. ``tests/test_mutants.py`` plants each one and asserts that the checks catch it,
+that exactly the rows in ``affects`` fail, and that the diagnosis names its kind.
 
     python -m minitorch_course.mutants            # caught / correctly diagnosed, per mutant
-    python -m minitorch_course.check --mutant div_quotient_rule_sign   # the learner's view
+    python -m minitorch_course.check_cli --mutant div_quotient_rule_sign   # the learner's view
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import io
 import sys
 import time
+import tokenize
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 
-REFERENCE = Path(__file__).resolve().parents[2] / "solutions" / "tensor.py"
+from minitorch_course import runner
+from minitorch_course.catalog import ENGINE_ROWS, OPS, Plant
 
-BINARY = ("add", "sub", "mul", "div", "pow")
-BROADCASTING = BINARY + ("matmul", "broadcast_to")  # every row whose gradients need unbroadcast
+REFERENCE = runner.REFERENCE_FILE
 
 
 class MutantRotted(AssertionError):
-    """A mutant's ``old`` text no longer occurs exactly once in the reference."""
+    """A mutant's function is gone, or an edit no longer occurs exactly once in it."""
 
 
 @dataclass(frozen=True)
 class Mutant:
-    """One planted mistake."""
+    """One planted mistake: a catalog mistake's id, kind and plant."""
 
     name: str
-    mistake: str  # what the learner did, in one line
-    affects: tuple[str, ...]  # catalog ops and engine rows that must fail, and only those
-    diagnosis: str  # the kind the diagnosis must name (diagnosis.KINDS)
-    edits: tuple[tuple[str, str], ...]  # exact (old, new) replacements on solutions/tensor.py
-    needs_property: bool = False  # only the Hypothesis suite can catch it
+    diagnosis: str  # the kind the diagnosis must name (catalog.KINDS)
+    plant: Plant
+
+    @property
+    def mistake(self) -> str:
+        return self.plant.what
+
+    @property
+    def affects(self) -> tuple[str, ...]:
+        return self.plant.affects
+
+    @property
+    def needs_property(self) -> bool:
+        return self.plant.needs_property
 
     def apply(self, source: str) -> str:
-        """``source`` with the mistake planted; MutantRotted if an edit does not apply once."""
-        for old, new in self.edits:
-            count = source.count(old)
-            if count != 1:
-                raise MutantRotted(
-                    f"mutant {self.name}: the text to replace occurs {count} times in the "
-                    f"reference (expected exactly 1); update the mutant:\n{old}")
-            source = source.replace(old, new)
-        return source
+        """``source`` with the mistake planted; MutantRotted if it does not apply once."""
+        return plant(source, self.plant, self.name)
 
 
-_RECURSIVE_SORT = '''        order: list[Tensor] = []
-        visited: set[int] = set()
-
-        def visit(node):
-            if id(node) in visited:
-                return
-            visited.add(id(node))
-            if node._op and node._backward is None:
-                raise BackwardError("backward through a freed graph; pass retain_graph=True")
-            for parent in node._prev:
-                if parent.requires_grad:
-                    visit(parent)
-            order.append(node)
-
-        visit(self)
-        return order
-'''
-
-def _solution_of(function: str) -> str:
-    """The fenced solution body of ``function`` in the reference (fences excluded)."""
-    text = REFERENCE.read_text(encoding="utf-8")
-    after = text[text.index(f"def {function}("):]
-    begin = after.index("### BEGIN SOLUTION\n") + len("### BEGIN SOLUTION\n")
-    return after[begin:after.index("        ### END SOLUTION")]
+def _function(tree: ast.Module, qualname: str) -> ast.FunctionDef | None:
+    """The function ``name`` or ``Class.name`` at the top level of ``tree``."""
+    scope: list[ast.stmt] = tree.body
+    *owners, name = qualname.split(".")
+    for owner in owners:
+        cls = next((n for n in scope if isinstance(n, ast.ClassDef) and n.name == owner), None)
+        if cls is None:
+            return None
+        scope = cls.body
+    return next((n for n in scope if isinstance(n, ast.FunctionDef) and n.name == name), None)
 
 
-_ITERATIVE_SORT = _solution_of("_topological_order")  # replaced whole by the recursive one
+def _without_comments(code: str) -> str:
+    """``code`` with every comment removed and trailing spaces stripped; lines stay in place."""
+    drop = [t for t in tokenize.generate_tokens(io.StringIO(code).readline)
+            if t.type == tokenize.COMMENT]
+    lines = code.splitlines(keepends=True)
+    for t in reversed(drop):
+        row, col = t.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:col].rstrip() + ("\n" if line.endswith("\n") else "")
+    return "".join(lines)
 
-MUTANTS: tuple[Mutant, ...] = (
-    # ------------------------------------------------ reverse broadcasting (the engine's helper)
-    Mutant("unbroadcast_returns_grad",
-           "unbroadcast returns the gradient unchanged: no reverse broadcasting at all",
-           BROADCASTING + ("unbroadcast",), "reverse-broadcast",
-           (("    if grad.shape == shape:\n        return grad\n", "    return grad\n"),)),
-    Mutant("unbroadcast_forgets_size1_axes",
-           "unbroadcast sums the leading axes but not the axes where the input has size 1",
-           BROADCASTING + ("unbroadcast",), "reverse-broadcast",
-           (("    ones = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)",
-             "    ones = ()"),)),
-    Mutant("unbroadcast_forgets_leading_axes",
-           "batch matmul (and every binary op) not reduced over the broadcast leading/batch axes",
-           BROADCASTING + ("unbroadcast",), "reverse-broadcast",
-           (("    if extra:\n        grad = grad.sum(axis=tuple(range(extra)))\n", ""),)),
-    Mutant("unbroadcast_drops_size1_axes",
-           "unbroadcast sums the size-1 axes without keepdims=True (keepdims lost)",
-           BROADCASTING + ("unbroadcast",), "keepdims",
-           (("        grad = grad.sum(axis=ones, keepdims=True)",
-             "        grad = grad.sum(axis=ones)"),)),
-    Mutant("backward_skips_unbroadcast",
-           "backward() hands broadcast-shaped gradients to the parents (no unbroadcast, no check)",
-           BROADCASTING, "reverse-broadcast",
-           (("                if g.shape != parent.data.shape:  # the one reverse-broadcast "
-             "point\n",
-             "                if False:\n"),)),
-    # ------------------------------------------------ reductions and shapes
-    Mutant("sum_backward_keepdims_lost",
-           "sum's backward broadcasts g without putting the reduced axes back (keepdims lost)",
-           ("sum", "mean"), "keepdims",
-           (("            if not keepdims:  # put the reduced axes back as 1s, then broadcast\n"
-             "                g = np.expand_dims(g, axes)\n", ""),)),
-    Mutant("mean_divides_by_total_size",
-           "mean divides by the tensor's total size instead of the number of elements reduced",
-           ("mean",), "factor",
-           (("        count = math.prod(self.shape[a] for a in _axes(axis, self.ndim))",
-             "        count = self.size"),)),
-    Mutant("max_ties_not_split",
-           "max gives the whole gradient to every tied maximum instead of splitting it",
-           ("max",), "ties",
-           (("            share = g.reshape(top.shape) / winners.sum(axis=axes, keepdims=True)",
-             "            share = g.reshape(top.shape)"),)),
-    Mutant("transpose_inverse_is_perm",
-           "transpose's backward applies the same permutation instead of its inverse",
-           ("transpose",), "transpose",
-           (("        inverse = tuple(np.argsort(perm))", "        inverse = perm"),)),
-    Mutant("getitem_assigns_repeated_indices",
-           "getitem's backward assigns full[index] = g: repeated indices keep one gradient",
-           ("getitem",), "repeated-indices",
-           (("            np.add.at(full, index, g)  # += for every occurrence of a repeated index",
-             "            full[index] = g"),)),
-    # ------------------------------------------------ elementwise derivatives
-    Mutant("div_quotient_rule_sign",
-           "d(a/b)/db written as +a/b² (the quotient rule's minus sign lost)",
-           ("div",), "sign",
-           (("            return g / b, -g * a / (b * b)",
-             "            return g / b, g * a / (b * b)"),)),
-    Mutant("mul_forgets_second_parent",
-           "mul's backward returns a gradient for the first parent only",
-           ("mul",), "missing-grad",
-           (('        out = Tensor._make(a * b, (self, other), "mul")\n\n'
-             "        def _backward(g):\n            return g * b, g * a",
-             '        out = Tensor._make(a * b, (self, other), "mul")\n\n'
-             "        def _backward(g):\n            return (g * b,)"),)),
-    Mutant("exp_backward_uses_input",
-           "exp's backward multiplies by the input a instead of the output e^a",
-           ("exp",), "exp-uses-input",
-           (("        out_data = np.exp(self.data)\n"
-             '        out = Tensor._make(out_data, (self,), "exp")\n\n'
-             "        def _backward(g):\n            return (g * out_data,)",
-             "        a = self.data\n"
-             '        out = Tensor._make(np.exp(a), (self,), "exp")\n\n'
-             "        def _backward(g):\n            return (g * a,)"),)),
-    Mutant("relu_backward_uses_output",
-           "relu's derivative written as relu(a) (the output) instead of the step 1[a > 0]",
-           ("relu",), "local-derivative",
-           (("            return (g * (a > 0),)",
-             "            return (g * np.maximum(a, 0.0),)"),)),
-    Mutant("gelu_forgets_product_rule",
-           "gelu's derivative written as Φ(a), forgetting the a·φ(a) term of the product rule",
-           ("gelu",), "local-derivative",
-           (("            local = cdf + a * np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)",
-             "            local = cdf"),)),
-    Mutant("tanh_derivative_not_squared",
-           "tanh's derivative written as 1 - tanh(a) instead of 1 - tanh²(a)",
-           ("tanh",), "local-derivative",
-           (("            return (g * (1.0 - t * t),)", "            return (g * (1.0 - t),)"),)),
-    Mutant("pow_power_rule_off_by_one",
-           "power rule written as b·a^b instead of b·a^(b-1)",
-           ("pow", "pow_scalar"), "local-derivative",
-           (("            return g * b * a ** (b - 1), (g * out_data * np.log(a) if need_b "
-             "else None)",
-             "            return g * b * a ** b, (g * out_data * np.log(a) if need_b else None)"),)),
-    # ------------------------------------------------ matmul, softmax, cross-entropy
-    Mutant("matmul_T_reverses_batch_axes",
-           "matmul's backward transposes with .T, which reverses the batch axes too",
-           ("matmul",), "transpose",
-           (("            ga = g @ np.swapaxes(b2, -1, -2) if need_a else None  # (..., N, K)\n"
-             "            gb = np.swapaxes(a2, -1, -2) @ g if need_b else None  # (..., K, M)",
-             "            ga = g @ b2.T if need_a else None\n"
-             "            gb = a2.T @ g if need_b else None"),)),
-    Mutant("softmax_without_sum_term",
-           "softmax's backward returns s·g, without the sum term",
-           ("softmax",), "softmax-sum-term",
-           (("            return (s * (g - (g * s).sum(axis=axis, keepdims=True)),)",
-             "            return (s * g,)"),)),
-    Mutant("log_softmax_without_sum_term",
-           "log_softmax's backward returns g, forgetting that log Σ e^a depends on a",
-           ("log_softmax",), "softmax-sum-term",
-           (("            return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)",
-             "            return (g,)"),)),
-    Mutant("cross_entropy_not_divided_by_batch",
-           "cross-entropy's gradient not divided by the batch size N",
-           ("cross_entropy",), "factor",
-           (("        return (grad * (g / n),)", "        return (grad * g,)"),)),
-    Mutant("cross_entropy_without_logsumexp",
-           "cross-entropy exponentiates the raw logits (no max subtracted): overflows at 1e4",
-           ("cross_entropy",), "unstable-forward",
-           (("    z = logits.data - logits.data.max(axis=1, keepdims=True)  # (N, C), max 0 per row",
-             "    z = logits.data"),)),
-    # ------------------------------------------------ the engine
-    Mutant("accumulate_overwrites",
-           "a gradient reaching a node twice overwrites the first instead of adding to it",
-           ("backward", "retain_graph"), "accumulate",
-           (("        node.grad = node.grad + g", "        node.grad = g"),)),
-    Mutant("recursive_topological_sort",
-           "a recursive depth-first search: dies on a 100,000-op chain",
-           ("topological_order",), "recursion",
-           ((_ITERATIVE_SORT, _RECURSIVE_SORT),)),
-    Mutant("topological_sort_without_visited",
-           "no visited set: a node reached along two paths is listed (and processed) twice",
-           ("topological_order",), "double-counting",
-           (("            if id(node) in visited:\n                continue\n", ""),
-            ("                if parent.requires_grad and id(parent) not in visited:",
-             "                if parent.requires_grad:"))),
-    Mutant("graph_never_freed",
-           "backward() never frees the graph (retain_graph ignored)",
-           ("retain_graph",), "freed-graph",
-           (("            if not retain_graph:  # free the graph: intermediate arrays can now be "
-             "released\n                node._prev, node._backward = (), None\n", ""),)),
-)
 
+def plant(source: str, p: Plant, name: str = "mutant") -> str:
+    """``source`` with ``p`` applied to its function (comments of that function removed)."""
+    node = _function(ast.parse(source), p.function)
+    if node is None:
+        raise MutantRotted(f"mutant {name}: no function {p.function} in the reference")
+    lines = source.splitlines(keepends=True)
+    first, last = node.lineno - 1, node.end_lineno
+    code = _without_comments("".join(lines[first:last]))
+    if p.body is not None:
+        body_start = node.body[0].lineno - node.lineno
+        if ast.get_docstring(node) is not None:  # keep the docstring
+            body_start = node.body[0].end_lineno - node.lineno + 1
+        indent = " " * node.body[0].col_offset
+        head = "".join(code.splitlines(keepends=True)[:body_start])
+        code = head + "".join(indent + line if line.strip() else line
+                              for line in p.body.splitlines(keepends=True))
+    for old, new in p.edits:
+        count = code.count(old)
+        if count != 1:
+            raise MutantRotted(
+                f"mutant {name}: the code to replace occurs {count} times in {p.function} "
+                f"(expected exactly 1; comments are ignored); update the mutant:\n{old}")
+        code = code.replace(old, new)
+    return "".join(lines[:first]) + code + "".join(lines[last:])
+
+
+MUTANTS: tuple[Mutant, ...] = tuple(
+    Mutant(m.id, m.kind, m.plant) for row in ENGINE_ROWS + OPS for m in row.mistakes if m.plant)
 BY_NAME: dict[str, Mutant] = {m.name: m for m in MUTANTS}
-assert len(BY_NAME) == len(MUTANTS), "mutant names must be unique"
+assert len(BY_NAME) == len(MUTANTS), "planted mistakes must have distinct ids"
 
 
 def reference_source() -> str:
@@ -234,11 +120,16 @@ def reference_source() -> str:
 
 @cache
 def load(name: str) -> ModuleType:
-    """The reference with mutant ``name`` planted, as a tensor module (see checks.using)."""
-    from minitorch_course.checks import load_impl
-
+    """The reference with mutant ``name`` planted, as a tensor module (see runner.using)."""
     mutant = BY_NAME[name]
-    return load_impl(source=mutant.apply(reference_source()), name=f"mutant_{name}")
+    return runner.load_impl(source=mutant.apply(reference_source()), name=f"mutant_{name}")
+
+
+def load_labelled(name: str) -> tuple[ModuleType, str]:
+    """``load(name)`` and how ``make check`` names it."""
+    if name not in BY_NAME:
+        raise KeyError(f"no mutant {name!r}; the planted mistakes are {sorted(BY_NAME)}")
+    return load(name), f"reference with mutant '{name}' ({BY_NAME[name].mistake})"
 
 
 # ---------------------------------------------------------------- running the catalog
@@ -275,26 +166,16 @@ def run(mutant: Mutant, max_examples: int = 25) -> Verdict:
     with at most GRADCHECK_MAX_SIZE input elements (the big grid cases cost 90% of its time and
     the torch cross-check covers them).
     """
-    from minitorch_course import checks
-    from minitorch_course.catalog import ENGINE_ROWS, OPS
-
     start = time.perf_counter()
     impl = load(mutant.name)
-    suites = ("forward", "backward", "gradcheck", "broadcast")
-    if mutant.needs_property:
-        suites += ("property",)
+    suites = runner.GRADED_SUITES + (("property",) if mutant.needs_property else ())
     failing: dict[str, str] = {}
-    for row in ENGINE_ROWS:
-        outcome = checks.check_engine_row(row.name, impl)
-        if not outcome.passed:
-            failing[row.name] = outcome.kind or outcome.status
-    for op in OPS:
-        report = checks.check_op(op, impl, suites, max_examples, GRADCHECK_MAX_SIZE)
-        first = checks.first_failure(report)
+    for report in runner.run(None, impl, suites, max_examples, GRADCHECK_MAX_SIZE):
+        first = report.first_failure
         if first is not None:
-            failing[op.name] = first.kind or first.status
-        elif any(o.status == checks.NOT_STARTED for outs in report.values() for o in outs):
-            failing[op.name] = checks.NOT_STARTED
+            failing[report.row] = first.kind or first.status
+        elif report.status == runner.NOT_STARTED:
+            failing[report.row] = runner.NOT_STARTED
     return Verdict(mutant, failing, time.perf_counter() - start)
 
 

@@ -123,19 +123,19 @@ def _cross_entropy(draw) -> Case:
     return Case(((n, c),), {"targets": targets})
 
 
-FAMILIES = {
+FAMILIES = {  # a family is named after the shapes it draws; several rows may share one
     "unary": _unary,
     "binary": _binary,
     "reduction": _reduction,
-    "reshape": _reshape,
-    "transpose": _transpose,
-    "broadcast_to": _broadcast_to,
-    "getitem": _getitem,
-    "cat": _cat,
-    "stack": _stack,
-    "matmul": _matmul,
-    "softmax": _softmax,
-    "cross_entropy": _cross_entropy,
+    "new-shape": _reshape,
+    "permutation": _transpose,
+    "broadcast-target": _broadcast_to,
+    "index": _getitem,
+    "concatenation": _cat,
+    "same-shapes": _stack,
+    "matrix-operands": _matmul,
+    "along-axis": _softmax,
+    "logits-and-targets": _cross_entropy,
 }
 
 

@@ -1,0 +1,210 @@
+"""``make check``: the learner's progress report, one row per op, grouped by lab.
+
+    python -m minitorch_course.check_cli                 # every row, against src/minitorch/tensor.py
+    python -m minitorch_course.check_cli --op add        # one op (or engine row), full diagnosis
+    python -m minitorch_course.check_cli --impl reference             # the reference (all ✓)
+    python -m minitorch_course.check_cli --impl path/to/tensor.py     # any other implementation
+    python -m minitorch_course.check_cli --mutant max_ties_not_split  # a planted classic mistake
+
+Columns: forward vs torch, backward vs torch, gradcheck, broadcasting pairs, property test
+(Hypothesis, fewer examples than pytest to stay under a minute). A row earns its points when
+the graded suites pass, exactly what the graded notebook cells run (``grading.check_ops``), so
+the notebook, this command and nbgrader agree; a lab's points are its graded cells' (the
+catalog's), including the cells only the notebook can grade. A thin front end over
+``minitorch_course.runner``; the words come from ``minitorch_course.messages``.
+Exit status 0 only when every row passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import textwrap
+import time
+
+from minitorch_course import messages, mutants, runner
+from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, lab_points
+from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport
+
+PROPERTY_EXAMPLES = 25
+COLUMNS = SUITES
+WIDTH = 100
+GRADED = runner.GRADED_SUITES
+
+
+# ---------------------------------------------------------------- symbols and colour
+class Style:
+    """✓/✗ (or ok/X when the terminal cannot print them), coloured only on a TTY."""
+
+    def __init__(self, stream) -> None:
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        try:
+            "✓✗·–".encode(encoding)
+            unicode = True
+        except (UnicodeEncodeError, LookupError):
+            unicode = False
+        self.ok, self.bad, self.todo = ("✓", "✗", "–") if unicode else ("ok", "X", "-")
+        self.colour = (hasattr(stream, "isatty") and stream.isatty()
+                       and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb")
+
+    def paint(self, text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.colour and text.strip() else text
+
+    def status(self, status: str, width: int) -> str:
+        symbol = {PASS: self.ok, FAIL: self.bad, NOT_STARTED: self.todo, SKIP: ""}[status]
+        code = {PASS: "32", FAIL: "31;1", NOT_STARTED: "2"}.get(status, "0")
+        return self.paint(symbol.ljust(width), code)
+
+
+def _what(report: RowReport) -> str:
+    return ENGINE_BY_NAME[report.row].what if report.engine else BY_NAME[report.row].formula
+
+
+# ---------------------------------------------------------------- printing
+def table(reports: list[RowReport], style: Style, whole: bool) -> str:
+    """The per-lab table with points, then one diagnosis line per failing row. ``whole``: every
+    row ran, so each lab also lists its cells that only the notebook can grade."""
+    out: list[str] = []
+    name_w = max([14] + [len(r.row) + 2 for r in reports]
+                 + [len(c.grade_id) - 4 for c in CELLS if not c.rows and whole])
+    col_w = 11
+    for lab, title in LABS.items():
+        lab_rows = [r for r in reports if r.lab == lab]
+        if not lab_rows:
+            continue
+        notebook_only = [c for c in CELLS if c.lab == lab and not c.rows] if whole else []
+        earned = sum(r.earned(GRADED) for r in lab_rows)
+        possible = lab_points(lab) if whole else sum(r.points for r in lab_rows)
+        points = f"{earned}/{possible} points"
+        out.append(title + points.rjust(max(1, WIDTH - len(title))))
+        out.append("  " + "".ljust(name_w) + "".join(c.ljust(col_w) for c in COLUMNS) + "points")
+        room = col_w * len(COLUMNS)
+        for r in lab_rows:
+            pts = f"{r.earned(GRADED)}/{r.points}"
+            if r.not_started:
+                cells = style.paint("not started".ljust(room), "2")
+            elif r.engine:
+                what = f"(engine) {_what(r)}"
+                what = what if len(what) <= room - col_w - 1 else what[: room - col_w - 2] + "…"
+                cells = style.status(r.summary("engine"), col_w) + what.ljust(room - col_w)
+            else:
+                cells = "".join(style.status(r.summary(c), col_w) for c in COLUMNS)
+            out.append("  " + r.row.ljust(name_w) + cells + pts)
+        for cell in notebook_only:
+            name = cell.grade_id.removeprefix("check_")
+            note = f"(graded in the notebook only) {cell.what}"[: room - 1]
+            out.append("  " + name.ljust(name_w) + style.paint(note.ljust(room), "2")
+                       + f"?/{cell.points}")
+        for r in lab_rows:
+            if r.status == FAIL:
+                out.append(_one_line(r, style))
+        out.append("")
+    return "\n".join(out)
+
+
+def _one_line(report: RowReport, style: Style) -> str:
+    o = report.first_failure
+    where = f"{report.row} · {o.suite}" + (f" · {o.case}" if o.case else "")
+    text = f"{style.bad} {where}: [{messages.label(o.kind)}] {messages.brief(o)}"
+    wrapped = textwrap.fill(text, WIDTH, initial_indent="  ", subsequent_indent="      ")
+    return wrapped + f"\n      (make check OP={report.row} for the full diagnosis)"
+
+
+def full_report(reports: list[RowReport], style: Style) -> str:
+    """Every suite of the named rows: statuses, and each failing suite's smallest failure as the
+    block a graded cell shows (indented)."""
+    out: list[str] = []
+    for r in reports:
+        what = _what(r)
+        out.append(f"{r.row} — {LABS[r.lab]}" + (f" — {what}" if what else ""))
+        for suite, outcomes in r.suites.items():
+            status = r.summary(suite)
+            ran = [o for o in outcomes if o.status != SKIP]
+            bad = [o for o in outcomes if o.status == FAIL]
+            line = f"  {suite:<10} {style.status(status, 2)}"
+            if status == PASS:
+                line += (f"{len(ran)} case(s) pass" if suite != "engine"
+                         else messages.fact_text(outcomes[0].fact))
+            elif status == NOT_STARTED:
+                todo = next(o for o in outcomes if o.status == NOT_STARTED)
+                text = messages.fact_text(todo.fact) if todo.fact else ""
+                line += "not started" + (f": {text}" if text else "")
+            elif status == FAIL:
+                line += f"{len(bad)} of {len(ran)} case(s) fail"
+            elif status == SKIP:
+                line += "n/a"
+            out.append(line)
+            if bad:
+                worst = min(bad, key=lambda o: o.size)
+                if suite == "property":
+                    out.append(f"      Hypothesis, {worst.case.strip(' ()')}; the example below "
+                               "is its shrunk (smallest) counterexample")
+                elif worst.case:
+                    out.append(f"      smallest failing case: {worst.case}")
+                if worst.kind:
+                    out.append(f"      diagnosis: {messages.label(worst.kind)}")
+                out.append(textwrap.indent(messages.block(worst), "      ",
+                                           lambda line: bool(line)))
+                others = [o.case for o in bad if o is not worst]
+                if others:
+                    listed = "; ".join(others[:8]) + (" ..." if len(others) > 8 else "")
+                    out.append(textwrap.fill(f"also failing: {listed}", WIDTH,
+                                             initial_indent="      ",
+                                             subsequent_indent="        "))
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None, stream=None) -> int:
+    stream = stream or sys.stdout
+    parser = argparse.ArgumentParser(prog="make check", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--op", action="append", help="one op or engine row (repeatable); "
+                        "prints the full diagnosis")
+    parser.add_argument("--impl", default="learner",
+                        help="learner (default), reference, or a path to a tensor.py")
+    parser.add_argument("--mutant", help="check the reference with this planted mistake")
+    parser.add_argument("--examples", type=int, default=PROPERTY_EXAMPLES,
+                        help=f"Hypothesis examples per op (default {PROPERTY_EXAMPLES})")
+    args = parser.parse_args(argv)
+    style = Style(stream)
+
+    def say(text: str = "") -> None:
+        print(text, file=stream)
+
+    start = time.perf_counter()
+    try:
+        impl, label = mutants.load_labelled(args.mutant) if args.mutant else runner.load(args.impl)
+    except Exception as err:  # a tensor.py that does not even import
+        say(f"make check: cannot load the implementation: {type(err).__name__}: {err}")
+        return 2
+    names = None
+    if args.op:
+        names = [n for item in args.op for n in item.split(",") if n]
+        bad = runner.unknown(names)
+        if bad:
+            say(f"make check: unknown op(s) {sorted(bad)}; engine rows: {sorted(ENGINE_BY_NAME)}")
+            return 2
+    say(f"make check · minitorch implementation: {label}")
+    say(textwrap.fill(
+        f"Columns: forward and backward vs torch (float64, 1e-7), gradcheck (central "
+        f"differences), broadcasting pairs, property ({args.examples} Hypothesis examples per "
+        f"op here; pytest runs 100). Points count {', '.join(GRADED)}: the suites the graded "
+        f"notebook cells run.", WIDTH))
+    say()
+    reports = runner.run(names, impl, COLUMNS, args.examples)
+    say(table(reports, style, whole=names is None))
+    if names:
+        say(full_report(reports, style))
+    earned = sum(r.earned(GRADED) for r in reports)
+    possible = (sum(lab_points(lab) for lab in LABS) if names is None
+                else sum(r.points for r in reports))
+    counts = {s: sum(r.status == s for r in reports) for s in (PASS, FAIL, NOT_STARTED)}
+    elapsed = time.perf_counter() - start
+    say(f"Total: {earned}/{possible} points · {counts[PASS]} of {len(reports)} rows pass · "
+        f"{counts[FAIL]} failing · {counts[NOT_STARTED]} not started · {elapsed:.1f} s")
+    return 0 if counts[PASS] == len(reports) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

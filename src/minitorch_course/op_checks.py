@@ -1,0 +1,341 @@
+"""The checks of one catalog op on one case, driven by its row: each returns an ``Outcome``.
+
+Suites:
+- ``forward``: values and shape against PyTorch float64, |mt - torch| <= 1e-7 + 1e-7·|torch|;
+- ``backward``: every input's gradient against torch autograd for a random upstream gradient;
+- ``gradcheck``: ``minitorch.gradcheck`` (central differences), independent of torch;
+- ``broadcast``: gradients' shapes and values on the row's broadcasting pairs;
+- ``property``: Hypothesis draws shapes (size-1 axes, 0-d, mutually broadcastable) and values.
+
+A check whose op still raises NotImplementedError is ``not started``, not a crash. The
+implementation is the module passed in (by ``minitorch_course.runner``, which also makes it
+``minitorch.tensor`` for gradcheck). torch is imported here, lazily: never by minitorch itself.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+
+import numpy as np
+
+from minitorch_course import diagnosis
+from minitorch_course.catalog import Case, Op
+from minitorch_course.outcomes import (
+    FAIL,
+    NOT_STARTED,
+    PASS,
+    SKIP,
+    CheckFailed,
+    Diagnosis,
+    Fact,
+    Outcome,
+)
+
+RTOL = 1e-7  # torch.testing.assert_close's float64 defaults
+ATOL = 1e-7
+
+
+def current_impl() -> ModuleType:
+    """The ``minitorch.tensor`` module selected by MINITORCH_IMPL (or made current)."""
+    import minitorch
+
+    return minitorch.tensor
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+# ---------------------------------------------------------------- running one case
+def run_torch(op: Op, case: Case, arrays: list[np.ndarray], upstream: np.ndarray | None):
+    """torch's output and input gradients (float64) for ``upstream`` (None: forward only)."""
+    torch = _torch()
+    leaves = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    out = op.ref(torch, *leaves, **case.kwargs)
+    grads = None
+    if upstream is not None:
+        out.backward(torch.as_tensor(upstream, dtype=torch.float64))
+        grads = [None if t.grad is None else t.grad.numpy() for t in leaves]
+    return out.detach().numpy(), grads
+
+
+def run_minitorch(op: Op, case: Case, arrays: list[np.ndarray], upstream: np.ndarray | None,
+                  impl: ModuleType):
+    """minitorch's output array and input gradients for ``upstream`` (None: forward only)."""
+    leaves = [impl.Tensor(a, requires_grad=True) for a in arrays]
+    out = op.fn(impl, *leaves, **case.kwargs)
+    data = np.asarray(out.data)
+    grads = None
+    if upstream is not None:
+        out.backward(upstream)
+        grads = [leaf.grad for leaf in leaves]
+    return data, grads
+
+
+def upstream_for(shape: tuple[int, ...], seed: int = 1) -> np.ndarray:
+    """A random upstream gradient: a wrongly summed gradient cannot pass by accident."""
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def _close(got: np.ndarray, want: np.ndarray) -> tuple[bool, float, tuple[int, ...]]:
+    """(all within tolerance, worst |diff|, index of the worst element)."""
+    diff = np.abs(got - want)
+    excess = np.where(np.isnan(diff) & ~(np.isnan(got) & np.isnan(want)), np.inf,
+                      np.nan_to_num(diff - (ATOL + RTOL * np.abs(want)), nan=0.0))
+    if excess.size == 0:
+        return True, 0.0, ()
+    j = np.unravel_index(int(np.argmax(excess)), excess.shape)
+    return bool(excess[j] <= 0), float(diff[j]), tuple(int(i) for i in j)
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """No RuntimeWarnings from overflowing learner code in the report: the diagnosis says it."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _crash(op: Op, case: Case, arrays, err: Exception, stage: str,
+           impl: ModuleType | None = None) -> CheckFailed:
+    """A crash of the implementation as a CheckFailed with its diagnosis."""
+    d = diagnosis.explain_crash(op, err, traceback.extract_tb(err.__traceback__), case=case,
+                                inputs=arrays, stage=stage, impl=impl)
+    return CheckFailed(Fact("crashed", {"row": op.name, "stage": stage, "case": case.label,
+                                         "error": type(err).__name__,
+                                         "shapes": [np.shape(a) for a in arrays]}), d)
+
+
+def _guard(op: Op, suite: str, case: Case, body, size: int = 0) -> Outcome:
+    """Run ``body``; NotImplementedError -> not started, CheckFailed -> fail, crash -> fail."""
+    try:
+        with quiet():
+            body()
+    except NotImplementedError as err:
+        return Outcome(op.name, suite, NOT_STARTED, case.label,
+                       Fact("not-started", {"message": str(err)}), size=size)
+    except CheckFailed as err:
+        return Outcome(op.name, suite, FAIL, case.label, err.fact, err.diagnosis, size)
+    except Exception as err:  # the learner's code crashed: say where
+        d = diagnosis.explain_crash(op, err, traceback.extract_tb(err.__traceback__), case=case)
+        return Outcome(op.name, suite, FAIL, case.label, None, d, size)
+    return Outcome(op.name, suite, PASS, case.label, size=size)
+
+
+def _size(arrays) -> int:
+    return int(sum(np.size(a) for a in arrays))
+
+
+def _run(op: Op, case: Case, arrays, upstream, impl: ModuleType, stage: str):
+    """``run_minitorch``, a crash turned into a CheckFailed with its diagnosis."""
+    try:
+        return run_minitorch(op, case, arrays, upstream, impl)
+    except (NotImplementedError, CheckFailed):
+        raise
+    except Exception as err:
+        raise _crash(op, case, arrays, err, stage, impl) from None
+
+
+# ---------------------------------------------------------------- the suites
+def check_forward(op: Op, case: Case, impl: ModuleType | None = None, seed: int = 0) -> Outcome:
+    """The op's output against torch's: shape, then every value to 1e-7."""
+    impl = impl or current_impl()
+    arrays = op.inputs(case, seed)
+
+    def body():
+        want, _ = run_torch(op, case, arrays, None)
+        got = _run(op, case, arrays, None, impl, "forward")[0]
+        compare_forward(op, case, arrays, got, want)
+
+    return _guard(op, "forward", case, body, _size(arrays))
+
+
+def compare_forward(op: Op, case: Case, arrays, got: np.ndarray, want: np.ndarray) -> None:
+    """Raise CheckFailed naming the shapes or the worst element when ``got`` != ``want``."""
+    if got.shape != want.shape:
+        raise CheckFailed(
+            Fact("forward-shape-mismatch", {"row": op.name, "case": case.label,
+                                            "got": got.shape, "want": want.shape}),
+            diagnosis.explain_forward_shape(op, case, got.shape, want.shape))
+    ok, worst, j = _close(got, want)
+    if not ok:
+        raise CheckFailed(
+            Fact("forward-values", {"row": op.name, "case": case.label, "element": j,
+                                    "got": float(got[j]), "want": float(want[j]), "diff": worst,
+                                    "atol": ATOL, "rtol": RTOL}),
+            diagnosis.explain_forward_values(op, got, want, case, arrays))
+
+
+def check_backward(op: Op, case: Case, impl: ModuleType | None = None, seed: int = 0,
+                   suite: str = "backward") -> Outcome:
+    """Every input's gradient against torch autograd, for a random upstream gradient."""
+    impl = impl or current_impl()
+    arrays = op.inputs(case, seed)
+
+    def body():
+        want_out, _ = run_torch(op, case, arrays, None)
+        upstream = upstream_for(want_out.shape, seed + 1)
+        _, want = run_torch(op, case, arrays, upstream)
+        got_out, _ = _run(op, case, arrays, None, impl, "forward")
+        compare_forward(op, case, arrays, got_out, want_out)  # a wrong forward is no backward bug
+        _, got = _run(op, case, arrays, upstream, impl, "backward")
+        compare_backward(op, case, arrays, got, want, upstream)
+
+    return _guard(op, suite, case, body, _size(arrays))
+
+
+def compare_backward(op: Op, case: Case, arrays, got, want, upstream=None) -> None:
+    """Raise CheckFailed with the diagnosis for the first input whose gradient is wrong."""
+    for i, (x, g, w) in enumerate(zip(arrays, got, want)):
+        if w is None:
+            continue
+        where = {"row": op.name, "case": case.label, "index": i, "shape": x.shape}
+
+        def why(g=g, w=w, i=i, x=x):
+            return diagnosis.explain_gradient(op, case, i, x, g, w, inputs=arrays,
+                                              upstream=upstream)
+
+        if g is None:
+            raise CheckFailed(Fact("grad-none", where), why())
+        g = np.asarray(g)
+        if g.shape != w.shape:
+            raise CheckFailed(Fact("grad-shape-mismatch", {**where, "got": g.shape,
+                                                            "want": w.shape}), why(g))
+        ok, worst, j = _close(g, w)
+        if not ok:
+            raise CheckFailed(Fact("grad-values", {**where, "element": j, "got": float(g[j]),
+                                                    "want": float(w[j]), "diff": worst}), why(g))
+
+
+def _gradcheck(op: Op, case: Case, arrays, impl: ModuleType, seed: int = 0) -> None:
+    """minitorch.gradcheck on one case; a failure or a crash raises CheckFailed, diagnosed."""
+    from minitorch.gradcheck import gradcheck
+
+    if sys.modules.get("minitorch.tensor") is not impl:
+        raise RuntimeError("gradcheck runs minitorch.tensor: make the implementation current "
+                           "with minitorch_course.runner.using(impl)")
+    try:
+        result = gradcheck(lambda *ts: op.fn(impl, *ts, **case.kwargs), arrays, name=op.name,
+                           seed=seed, raise_exception=False)
+    except NotImplementedError:
+        raise
+    except Exception as err:
+        raise _crash(op, case, arrays, err, "gradcheck", impl) from None
+    if result.passed:
+        return
+    i = result.failing_input if result.failing_input is not None else 0
+    got = None if result.missing_grad else result.analytical[i]
+    d = diagnosis.explain_gradient(op, case, i, arrays[i], got, result.numerical[i],
+                                   inputs=arrays, upstream=result.upstream, rtol=1e-4, atol=1e-6)
+    raise CheckFailed(Fact("gradcheck-failed", {"message": result.message,
+                                                 "case": case.label}), d)
+
+
+def check_gradcheck(op: Op, case: Case, impl: ModuleType | None = None,
+                    seed: int = 0) -> Outcome:
+    """Central differences against the op's backward (no torch involved)."""
+    impl = impl or current_impl()
+    arrays = op.inputs(case, seed)
+    if not case.gradcheck:  # ties, huge logits: the catalog says finite differences mean nothing
+        return Outcome(op.name, "gradcheck", SKIP, case.label,
+                       Fact("gradcheck-skipped", {"case": case.label}))
+
+    def body():
+        _gradcheck(op, case, arrays, impl, seed)
+
+    return _guard(op, "gradcheck", case, body, _size(arrays))
+
+
+def check_broadcast(op: Op, case: Case, impl: ModuleType | None = None, seed: int = 0) -> Outcome:
+    """One broadcasting pair: gradients must come back at each input's own shape, right."""
+    return check_backward(op, case, impl, seed, suite="broadcast")
+
+
+def check_property(op: Op, impl: ModuleType | None = None, max_examples: int = 100) -> Outcome:
+    """Hypothesis: random shapes and values; forward, backward vs torch and gradcheck.
+
+    A failure reports Hypothesis' shrunk counterexample: the smallest shapes and simplest values
+    that still fail, with the diagnosis of that example.
+    """
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from minitorch_course.strategies import cases_with_inputs
+
+    impl = impl or current_impl()
+    label = f"{max_examples} random examples"
+    phases = [p for p in Phase if p.name != "explain"]  # shrink, but no coverage "explanation"
+
+    @settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck), print_blob=False,
+              report_multiple_bugs=False, phases=phases)
+    @given(cases_with_inputs(op))
+    def prop(drawn):
+        case, arrays = drawn
+        with quiet():
+            want_out, _ = run_torch(op, case, arrays, None)
+            upstream = upstream_for(want_out.shape)
+            got_out, _ = _run(op, case, arrays, None, impl, "forward")
+            compare_forward(op, case, arrays, got_out, want_out)
+            _, want = run_torch(op, case, arrays, upstream)
+            _, got = _run(op, case, arrays, upstream, impl, "backward")
+            compare_backward(op, case, arrays, got, want, upstream)
+            _gradcheck(op, case, arrays, impl)
+
+    def body():
+        try:
+            prop()
+        except NotImplementedError:
+            raise
+        except Exception as err:
+            example = "\n".join(getattr(err, "__notes__", []))
+            if isinstance(err, CheckFailed):
+                inner, d = vars(err.fact), err.diagnosis
+            else:
+                inner, d = None, Diagnosis("crash")
+            raise CheckFailed(Fact("property-failed", {
+                "inner": inner, "raised": f"{type(err).__name__}: {err}", "example": example}),
+                d) from None
+
+    return _guard(op, "property", Case((), note=label), body)
+
+
+# ---------------------------------------------------------------- whole-op reports
+CHECKS = {"forward": check_forward, "backward": check_backward, "gradcheck": check_gradcheck,
+          "broadcast": check_broadcast}
+
+
+def check_op(op: Op, impl: ModuleType | None = None, suites=("forward", "backward", "gradcheck",
+             "broadcast", "property"), max_examples: int = 100,
+             gradcheck_max_size: int | None = None) -> dict[str, list[Outcome]]:
+    """Every suite for one op; stops a suite at the op's first 'not started'.
+
+    ``gradcheck_max_size`` (the mutant catalog's budget) skips gradcheck on cases with more
+    input elements; the torch cross-check still runs them.
+    """
+    impl = impl or current_impl()
+    report: dict[str, list[Outcome]] = {}
+    for suite in suites:
+        outcomes: list[Outcome] = []
+        if suite == "property":
+            outcomes.append(check_property(op, impl, max_examples))
+        else:
+            cases = list(op.broadcast_cases) if suite == "broadcast" else list(op.cases)
+            if suite == "gradcheck" and gradcheck_max_size is not None:
+                cases = [c for c in cases
+                         if _size(op.inputs(c)) <= gradcheck_max_size] or cases[:1]
+            for case in cases:
+                outcomes.append(CHECKS[suite](op, case, impl))
+                if outcomes[-1].status == NOT_STARTED:
+                    break
+        report[suite] = outcomes
+    return report
+
+
+__all__ = ["FAIL", "NOT_STARTED", "PASS", "SKIP", "check_op"]

@@ -1,0 +1,195 @@
+"""The one runner: loads an implementation, runs catalog rows against it, returns plain data.
+
+``run(names, impl)`` gives one ``RowReport`` per row (ops and engine rows), in lab order; every
+outcome in it is JSON-serialisable (``RowReport.to_dict``), so a check can run in a separate
+worker process. The graded notebook cells (``minitorch_course.grading``) and ``make check``
+(``minitorch_course.check_cli``) are thin front ends over it: they only format.
+"""
+
+from __future__ import annotations
+
+import gc
+import linecache
+import sys
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+from minitorch_course import diagnosis, engine_checks, op_checks
+from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, ENGINE_ROWS, LABS, OPS
+from minitorch_course.outcomes import (
+    FAIL,
+    NOT_STARTED,
+    PASS,
+    SKIP,
+    SUITES,
+    CheckFailed,
+    Fact,
+    Outcome,
+    RowReport,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+LEARNER_FILE = ROOT / "src" / "minitorch" / "tensor.py"
+REFERENCE_FILE = ROOT / "solutions" / "tensor.py"
+GRADED_SUITES = ("forward", "backward", "gradcheck", "broadcast")  # what a graded cell runs
+
+
+# ---------------------------------------------------------------- implementations
+def load_impl(path: str | Path | None = None, *, source: str | None = None,
+              name: str = "minitorch_impl") -> ModuleType:
+    """A tensor module from a file (the stub, a learner's copy) or from source text (a mutant).
+
+    It is not registered as ``minitorch.tensor``; wrap its use in ``using(module)``.
+    """
+    if source is None:
+        if path is None:
+            raise ValueError("load_impl needs a path or source")
+        source = Path(path).read_text(encoding="utf-8")
+    module = ModuleType(name)
+    module.__file__ = str(path) if path is not None else f"<{name}>"
+    if path is None:  # tracebacks and diagnoses can then quote the offending line
+        lines = source.splitlines(keepends=True)
+        linecache.cache[module.__file__] = (len(source), None, lines, module.__file__)
+    sys.modules[name] = module  # dataclasses and typing look their module up here
+    try:
+        exec(compile(source, module.__file__, "exec"), module.__dict__)
+    finally:
+        sys.modules.pop(name, None)
+    return module
+
+
+def shown(path: Path) -> str:
+    """A path relative to the repository (or the working directory), stable across machines."""
+    for base in (Path.cwd().resolve(), ROOT):
+        try:
+            return str(Path(path).resolve().relative_to(base))
+        except ValueError:
+            continue
+    return str(path)
+
+
+def load(which: str = "learner") -> tuple[ModuleType, str]:
+    """The implementation to check and how to name it: ``learner`` (the imported one if
+    MINITORCH_IMPL selects it, else src/minitorch/tensor.py), ``reference``, or a path."""
+    if which == "learner":
+        import minitorch
+
+        if minitorch.IMPLEMENTATION == "learner":
+            return minitorch.tensor, f"learner ({shown(minitorch.TENSOR_FILE)})"
+        return load_impl(LEARNER_FILE, name="learner_tensor"), f"learner ({shown(LEARNER_FILE)})"
+    path = REFERENCE_FILE if which == "reference" else Path(which)
+    if not path.is_file():
+        raise FileNotFoundError(f"no tensor implementation at {path}")
+    return load_impl(path, name="checked_tensor"), f"{which} ({shown(path)})"
+
+
+@contextmanager
+def using(impl: ModuleType) -> Iterator[ModuleType]:
+    """Make ``impl`` THE ``minitorch.tensor``, temporarily: the module gradcheck imports, and the
+    one behind ``minitorch.Tensor``, ``minitorch.unbroadcast``... (looked up at each use)."""
+    import minitorch
+
+    previous_module = sys.modules.get("minitorch.tensor")
+    previous_attr = minitorch.tensor
+    sys.modules["minitorch.tensor"] = impl
+    minitorch.tensor = impl
+    try:
+        yield impl
+    finally:
+        if previous_module is not None:
+            sys.modules["minitorch.tensor"] = previous_module
+        minitorch.tensor = previous_attr
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Cyclic GC off while a check builds 100,000 nodes: it would rescan them every few hundred
+    allocations (seconds of overhead). Nothing is lost: collection resumes afterwards."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+# ---------------------------------------------------------------- rows
+def _not_started(row: str, suite: str, case: str, err: NotImplementedError) -> Outcome:
+    """The stub's message; an engine check that reached lab 01's unbroadcast says so."""
+    frames = traceback.extract_tb(err.__traceback__)
+    raiser = ENGINE_BY_NAME.get(frames[-1].name) if frames else None
+    later = raiser is not None and row in ENGINE_BY_NAME and raiser.lab > ENGINE_BY_NAME[row].lab
+    return Outcome(row, suite, NOT_STARTED, case, Fact("not-started", {
+        "message": str(err), "needs": raiser.name if later else ""}))
+
+
+def run_engine_row(name: str, impl: ModuleType) -> Outcome:
+    """One engine row: every case of ``engine_checks.CHECKS[name]``; the first failure."""
+    with using(impl), op_checks.quiet(), _no_gc():
+        try:
+            cases = engine_checks.CHECKS[name]()
+        except NotImplementedError as err:
+            return _not_started(name, "engine", "", err)
+        for case in cases:
+            label = getattr(case, "__name__", "case").replace("_", " ")
+            try:
+                case()
+            except NotImplementedError as err:
+                return _not_started(name, "engine", label, err)
+            except CheckFailed as err:
+                return Outcome(name, "engine", FAIL, label, err.fact, err.diagnosis)
+            except Exception as err:  # the implementation crashed inside the check
+                d = diagnosis.explain_crash(None, err, traceback.extract_tb(err.__traceback__))
+                return Outcome(name, "engine", FAIL, label, None, d)
+    return Outcome(name, "engine", PASS, "", Fact("engine-passed", {"count": len(cases)}))
+
+
+def run_row(name: str, impl: ModuleType, suites: tuple[str, ...] = SUITES,
+            max_examples: int = 25, gradcheck_max_size: int | None = None) -> RowReport:
+    """Every suite of one row (an op or an engine row) against ``impl``."""
+    if name in ENGINE_BY_NAME:
+        row = ENGINE_BY_NAME[name]
+        return RowReport(name, row.lab, row.points, True,
+                         {"engine": [run_engine_row(name, impl)]})
+    op = BY_NAME[name]
+    fixed = tuple(s for s in suites if s != "property")
+    with using(impl):
+        report = op_checks.check_op(op, impl, fixed, max_examples, gradcheck_max_size)
+        if "property" in suites:
+            started = all(o.status != NOT_STARTED for o in report.get("forward", []))
+            report["property"] = [op_checks.check_property(op, impl, max_examples) if started
+                                  else Outcome(op.name, "property", NOT_STARTED)]
+    return RowReport(name, op.lab, op.points, False, report)
+
+
+def rows(names: list[str] | None = None) -> list[str]:
+    """Row names in lab order (engine rows first in each lab), all of them or the named ones
+    (an op's method name stands for all its rows: 'gelu' is gelu and gelu_tanh)."""
+    wanted = set(names or [])
+    ordered = []
+    for lab in LABS:
+        for row in ENGINE_ROWS + OPS:
+            if row.lab == lab and (not names or row.name in wanted
+                                   or getattr(row, "method", None) in wanted):
+                ordered.append(row.name)
+    return ordered
+
+
+def unknown(names: list[str]) -> list[str]:
+    """The names that are neither a row nor an op's method."""
+    methods = {op.method for op in OPS}
+    return [n for n in names if n not in BY_NAME and n not in ENGINE_BY_NAME
+            and n not in methods]
+
+
+def run(names: list[str] | None, impl: ModuleType, suites: tuple[str, ...] = SUITES,
+        max_examples: int = 25, gradcheck_max_size: int | None = None) -> list[RowReport]:
+    """Run every row (or the named ones) against ``impl``, in lab order."""
+    return [run_row(name, impl, suites, max_examples, gradcheck_max_size) for name in rows(names)]
+
+
+__all__ = ["FAIL", "GRADED_SUITES", "NOT_STARTED", "PASS", "SKIP", "load", "run", "using"]

@@ -1,0 +1,86 @@
+"""One runner, two front ends: outcomes are plain data that survive JSON, and the graded
+notebook cell and `make check` print the same block for the same failure."""
+
+from __future__ import annotations
+
+import io
+import json
+import textwrap
+from contextlib import redirect_stdout
+
+import pytest
+
+from minitorch_course import check_cli, grading, messages, mutants, runner
+from minitorch_course.outcomes import FAIL, RowReport
+
+# (mutant, rows): failures of every kind of outcome: values, shapes, crashes, engine, Hypothesis
+FAILURES = [
+    ("max_ties_not_split", ["max"]),
+    ("matmul_T_reverses_batch_axes", ["matmul"]),
+    ("cross_entropy_without_logsumexp", ["cross_entropy"]),
+    ("unbroadcast_forgets_size1_axes", ["unbroadcast", "add"]),
+    ("recursive_topological_sort", ["topological_order"]),
+    ("accumulate_overwrites", ["backward"]),
+    ("div_quotient_rule_sign", ["div"]),
+    ("sum_backward_keepdims_lost", ["sum"]),
+]
+
+
+@pytest.fixture(scope="module")
+def reports() -> list[tuple[str, RowReport]]:
+    found = []
+    for mutant, rows in FAILURES:
+        impl = mutants.load(mutant)
+        found += [(mutant, r) for r in runner.run(rows, impl, max_examples=5)]
+    return found
+
+
+def test_every_failure_is_a_failure(reports):
+    assert all(r.status == FAIL for _, r in reports), [r.row for _, r in reports
+                                                       if r.status != FAIL]
+
+
+def test_outcomes_round_trip_through_json_and_read_the_same(reports):
+    for _, report in reports:
+        data = json.loads(json.dumps(report.to_dict()))
+        again = RowReport.from_dict(data)
+        assert again.to_dict() == report.to_dict()
+        for suite, outcomes in report.suites.items():
+            for before, after in zip(outcomes, again.suites[suite]):
+                assert messages.block(after) == messages.block(before)
+
+
+def _graded_cell(mutant: str, row: str) -> str:
+    """What the graded cell for ``row`` raises, with ``mutant`` as the learner's code."""
+    call = grading.check_engine if row in runner.ENGINE_BY_NAME else grading.check_ops
+    with runner.using(mutants.load(mutant)), redirect_stdout(io.StringIO()):
+        with pytest.raises(grading.CheckFailure) as failure:
+            call(row)
+    return str(failure.value)
+
+
+@pytest.mark.parametrize(("mutant", "row"), [
+    ("max_ties_not_split", "max"), ("accumulate_overwrites", "backward"),
+    ("matmul_T_reverses_batch_axes", "matmul")])
+def test_the_graded_cell_and_make_check_print_the_same_block(mutant, row):
+    shown = _graded_cell(mutant, row)
+    assert shown.startswith(f"[fail] {row} · ")
+    stream = io.StringIO()
+    check_cli.main(["--mutant", mutant, "--op", row, "--examples", "5"], stream=stream)
+    assert textwrap.indent(shown, "      ", bool) in stream.getvalue()
+
+
+def test_a_failing_graded_cell_shows_the_diagnosis_first_and_no_course_frames():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    out = io.StringIO()
+    with redirect_stdout(out):
+        shell.run_cell(
+            "from minitorch_course import grading, mutants, runner\n"
+            "with runner.using(mutants.load('matmul_T_reverses_batch_axes')):\n"
+            "    grading.check_ops('matmul')\n")
+    shown = out.getvalue()
+    assert shown.lstrip().startswith("CheckFailure: [fail] matmul · backward"), shown[:300]
+    assert "grading.py" not in shown and "runner.py" not in shown and "Traceback" not in shown
+    assert "Your code (most recent call last):" in shown and "in _backward" in shown
