@@ -60,7 +60,7 @@ check: $(STAMP)  ## learner: your progress, every course check on YOUR tensor.py
 	[ -z "$(STRICT)" ] || exit $$status
 
 test: $(STAMP)  ## maintainers: ruff, stub and notebook checks, every suite on the reference
-	@$(BIN)/python -m minitorch_course.selftest $(MAKE) --no-print-directory suites BIN=$(BIN)
+	@$(SRC) $(BIN)/python -m minitorch_course.selftest $(MAKE) --no-print-directory suites BIN=$(BIN)
 
 # What `make test` runs, here or (when the learner has work in this checkout) in an export of HEAD.
 suites:
