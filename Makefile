@@ -44,7 +44,7 @@ endif
 	$(BIN)/python -m pip install --quiet -e '.[course,test,bench]'
 	touch $@
 
-venv: $(STAMP)  ## install everything (torch==2.13.0 CPU) in .venv, or in the active environment
+venv: $(STAMP)  ## install everything (torch==2.13.0 included) in .venv, or in the active environment
 
 lab: $(STAMP)  ## learner: JupyterLab on notebooks/ (INSTRUCTOR=1: with nbgrader's formgrader)
 	$(SRC) $(BIN)/python -m minitorch_course.lab --port $(PORT) $(if $(INSTRUCTOR),--instructor)
@@ -69,22 +69,22 @@ suites:
 	$(SRC) $(BIN)/python -m minitorch_course.course generate --check
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider
 
-lint: $(STAMP)  ## ruff over src/, solutions/, tests/
+lint: $(STAMP)  ## maintainers: ruff over src/, solutions/, tests/, benchmarks/
 	$(BIN)/ruff check src solutions tests benchmarks
 
-stubs: $(STAMP)  ## regenerate src/minitorch/tensor.py from solutions/ (never overwrites your edits)
+stubs: $(STAMP)  ## maintainers: the stub tensor.py from solutions/ (keeps edits; FORCE=1 backs up)
 	$(SRC) $(BIN)/python -m minitorch_course.stubgen $(if $(FORCE),--force)
 
-notebooks: $(STAMP)  ## regenerate the student notebooks/ with nbgrader (never overwrites your edits)
+notebooks: $(STAMP)  ## maintainers: the student notebooks/ via nbgrader (keeps edits; FORCE=1 backs up)
 	$(SRC) $(BIN)/python -m minitorch_course.course generate $(if $(FORCE),--force)
 
-render: $(STAMP)  ## re-execute the instructor notebooks against the reference (NB=05 for one)
+render: $(STAMP)  ## maintainers: re-run the instructor notebooks on the reference (NB=05: one)
 	$(SRC) $(BIN)/python -m minitorch_course.course render $(NB)
 
-mutants: $(STAMP)  ## the catalog of planted mistakes: caught and diagnosed?
+mutants: $(STAMP)  ## maintainers: the catalog of planted mistakes: caught and diagnosed?
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_course.mutants
 
-bench: $(STAMP)  ## speed and memory against raw NumPy, PyTorch and MyGrad
+bench: $(STAMP)  ## maintainers: speed and memory against raw NumPy, PyTorch and MyGrad
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/bench.py
 
 clean:  ## remove the virtual environment and caches
