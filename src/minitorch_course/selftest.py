@@ -67,8 +67,13 @@ def learner_work(root: Path = ROOT) -> list[str]:
 
 
 def export_head(root: Path, dest: Path) -> None:
-    """Write the files of HEAD (nothing else: no working-tree change, no ignored file) to dest."""
-    archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", "HEAD"],
+    """Write the files of HEAD under root (no working-tree change, no ignored file) to dest."""
+    def git(*args: str) -> bytes:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True,
+                              check=True).stdout
+
+    top, prefix = git("rev-parse", "--show-toplevel", "--show-prefix").decode().splitlines()
+    archive = subprocess.run(["git", "-C", top, "archive", "--format=tar", f"HEAD:{prefix}"],
                              capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(dest, filter="data")
