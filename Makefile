@@ -1,60 +1,92 @@
-# Fase 08 workbook. The two commands a newcomer needs: `make lab` and `make test`.
+# Fase 08 workbook. The learner's two commands: `make lab` and `make check`.
+# The rest (`make test`, `make stubs`, `make notebooks`, `make render`, ...) is for maintainers.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 PYTHON ?= python3
 VENV := .venv
-BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# The Python environment: an active virtual or conda environment (conda's `base` excepted: it is
+# active in every shell of a default conda install), else .venv, created here.
+ifneq ($(VIRTUAL_ENV),)
+ENV_DIR ?= $(VIRTUAL_ENV)
+else ifneq ($(CONDA_PREFIX),)
+ifneq ($(CONDA_DEFAULT_ENV),base)
+ENV_DIR ?= $(CONDA_PREFIX)
+endif
+endif
+ENV_DIR ?= $(CURDIR)/$(VENV)
+BIN := $(ENV_DIR)/bin
+STAMP := $(ENV_DIR)/.minitorch-fase08-installed
 PORT ?= 8888
 OP ?=
 # Deterministic outputs: nbval compares the notebooks' committed outputs, so sets and hashes
 # must iterate in a fixed order, and plots render headless (docs/INSTRUCTOR.md, Authoring).
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
+# How `make check` ends when not everything passes: a sentence, not make's "Error 1", and exit
+# status 0, so that pending work does not read as a crash. For scripts: `make check STRICT=1`
+# fails as make does (status 2), or `python -m minitorch_course.check_cli` exits 1 (work pending) or 2.
+CHECK_PENDING := Aún no está todo: las filas sin ✓ son lo que te queda por escribir o corregir, \
+y «make check OP=<operación>» da el diagnóstico completo de una.
+CHECK_BROKEN := make check no ha podido comprobar tu trabajo: el mensaje de arriba dice por qué.
+# This checkout's packages, whatever checkout an active environment's editable install points at.
+SRC := PYTHONPATH=$(CURDIR)/src
 
-.PHONY: help lab test lint check stubs notebooks render mutants bench venv clean
+.PHONY: help lab test suites lint check stubs notebooks render mutants bench venv clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
 
 $(STAMP): pyproject.toml
+ifeq ($(ENV_DIR),$(CURDIR)/$(VENV))
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+endif
 	$(BIN)/python -m pip install --quiet -e '.[course,test,bench]'
 	touch $@
 
-venv: $(STAMP)  ## create .venv and install everything (torch==2.13.0 CPU)
+venv: $(STAMP)  ## install everything (torch==2.13.0 included) in .venv, or in the active environment
 
-lab: $(STAMP)  ## start JupyterLab on notebooks/ (your src/minitorch/tensor.py)
-	$(BIN)/python -m minitorch_course.lab --port $(PORT)
+lab: $(STAMP)  ## learner: JupyterLab on notebooks/ (INSTRUCTOR=1: with nbgrader's formgrader)
+	$(SRC) $(BIN)/python -m minitorch_course.lab --port $(PORT) $(if $(INSTRUCTOR),--instructor)
 
-test: $(STAMP)  ## lint, then every suite against the reference implementation
+check: $(STAMP)  ## learner: your progress, every course check on YOUR tensor.py (OP=add: one op)
+	@MINITORCH_IMPL=learner $(SRC) $(BIN)/python -m minitorch_course.check_cli $(if $(OP),--op $(OP)); \
+	status=$$?; \
+	case $$status in \
+	    0) ;; \
+	    1) printf '\n%s\n' '$(CHECK_PENDING)' ;; \
+	    *) printf '\n%s\n' '$(CHECK_BROKEN)' ;; \
+	esac; \
+	[ -z "$(STRICT)" ] || exit $$status
+
+test: $(STAMP)  ## maintainers: ruff, stub and notebook checks, every suite on the reference
+	@$(SRC) $(BIN)/python -m minitorch_course.selftest $(MAKE) --no-print-directory suites BIN=$(BIN)
+
+# What `make test` runs, here or (when the learner has work in this checkout) in an export of HEAD.
+suites:
 	$(BIN)/ruff check src solutions tests benchmarks
-	$(BIN)/python -m minitorch_course.stubgen --check
-	$(BIN)/python -m minitorch_course.course generate --check
-	MINITORCH_IMPL=reference $(BIN)/python -m pytest -p no:cacheprovider
+	$(SRC) $(BIN)/python -m minitorch_course.stubgen --check
+	$(SRC) $(BIN)/python -m minitorch_course.course generate --check
+	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider
 
-lint: $(STAMP)  ## ruff over src/, solutions/, tests/
+lint: $(STAMP)  ## maintainers: ruff over src/, solutions/, tests/, benchmarks/
 	$(BIN)/ruff check src solutions tests benchmarks
 
-check: $(STAMP)  ## your progress: every course check against YOUR tensor.py (OP=add for one op)
-	MINITORCH_IMPL=learner $(BIN)/python -m minitorch_course.check_cli $(if $(OP),--op $(OP))
+stubs: $(STAMP)  ## maintainers: the stub tensor.py from solutions/ (keeps edits; FORCE=1 backs up)
+	$(SRC) $(BIN)/python -m minitorch_course.stubgen $(if $(FORCE),--force)
 
-stubs: $(STAMP)  ## regenerate src/minitorch/tensor.py from solutions/ (never overwrites your edits)
-	$(BIN)/python -m minitorch_course.stubgen $(if $(FORCE),--force)
+notebooks: $(STAMP)  ## maintainers: the student notebooks/ via nbgrader (keeps edits; FORCE=1 backs up)
+	$(SRC) $(BIN)/python -m minitorch_course.course generate $(if $(FORCE),--force)
 
-notebooks: $(STAMP)  ## regenerate the student notebooks/ with nbgrader (never overwrites your edits)
-	$(BIN)/python -m minitorch_course.course generate $(if $(FORCE),--force)
+render: $(STAMP)  ## maintainers: re-run the instructor notebooks on the reference (NB=05: one)
+	$(SRC) $(BIN)/python -m minitorch_course.course render $(NB)
 
-render: $(STAMP)  ## re-execute the instructor notebooks against the reference (NB=05 for one)
-	PYTHONPATH=$(CURDIR)/src $(BIN)/python -m minitorch_course.course render $(NB)
+mutants: $(STAMP)  ## maintainers: the catalog of planted mistakes: caught and diagnosed?
+	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_course.mutants
 
-mutants: $(STAMP)  ## the catalog of planted mistakes: caught and diagnosed?
-	MINITORCH_IMPL=reference $(BIN)/python -m minitorch_course.mutants
-
-bench: $(STAMP)  ## speed and memory against raw NumPy, PyTorch and MyGrad
-	MINITORCH_IMPL=reference $(BIN)/python benchmarks/bench.py
+bench: $(STAMP)  ## maintainers: speed and memory against raw NumPy, PyTorch and MyGrad
+	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/bench.py
 
 # Grading data (docs/INSTRUCTOR.md): make never deletes it. A course directory put in build/
 # with `course build --course-dir` makes `make clean` refuse, naming what it found.

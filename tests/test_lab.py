@@ -1,9 +1,11 @@
-"""`make lab`: JupyterLab starts headless on a free local port and serves the notebooks."""
+"""`make lab`: JupyterLab starts headless on a free local port and serves the notebooks, with the
+learner's settings: Markdown opens rendered, nbgrader's instructor interface is hidden."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,6 +26,14 @@ def test_allow_root_only_as_root(monkeypatch):
     assert "--allow-root" not in lab.command(8888, "t")
     monkeypatch.setattr(lab, "is_root", lambda: True)
     assert "--allow-root" in lab.command(8888, "t")
+
+
+def test_instructor_lab_keeps_all_of_nbgrader():
+    learner = " ".join(lab.command(8888, "t"))
+    instructor = " ".join(lab.command(8888, "t", instructor=True))
+    for extension in lab.INSTRUCTOR_SERVER_EXTENSIONS:
+        assert f"{extension}=False" in learner and extension not in instructor
+    assert "app_settings_dir" in learner and "app_settings_dir" not in instructor
 
 
 def test_lab_uses_the_learners_tensor(monkeypatch):
@@ -73,7 +83,21 @@ def test_lab_server_lists_the_notebooks():
         expected = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
         assert expected and listed == expected
         assert _get(url)[0] == 403  # the token is required
-        assert _get(f"http://127.0.0.1:{port}/lab", token)[0] == 200
+        status, page = _get(f"http://127.0.0.1:{port}/lab", token)
+        assert status == 200
+        config = json.loads(re.search(rb'<script id="jupyter-config-data"[^>]*>(.*?)</script>',
+                                      page, re.S).group(1))
+        disabled = set(config["disabledExtensions"])
+        instructor_ui = {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                         "@jupyter/nbgrader:course-list"}
+        assert instructor_ui <= disabled, disabled
+        assert not {"@jupyter/nbgrader:assignment-list",
+                    "@jupyter/nbgrader:validate-assignment"} & disabled, disabled
+        assert _get(f"http://127.0.0.1:{port}/formgrader", token)[0] == 404
+        status, body = _get(f"http://127.0.0.1:{port}/lab/api/settings/"
+                            "@jupyterlab/docmanager-extension:plugin", token)
+        viewers = json.loads(body)["schema"]["properties"]["defaultViewers"]["default"]
+        assert status == 200 and viewers.get("markdown") == "Markdown Preview", viewers
     finally:
         os.killpg(proc.pid, signal.SIGTERM)  # our own process group only
         try:

@@ -257,7 +257,9 @@ def test_generate_refuses_to_overwrite_an_edited_notebook(tmp_path, capsys):
     nb3 = dict(nb, cells=[{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "v3"}])
     generated = {"00-x.ipynb": course.dumps(nb3)}
     assert course.write_students(generated, target=target) == 1
-    assert "refusing to overwrite 00-x.ipynb" in capsys.readouterr().err
+    refusal = capsys.readouterr().err
+    assert "refusing to overwrite 00-x.ipynb" in refusal
+    assert "make notebooks FORCE=1" in refusal  # what the person types
     assert "mis notas" in (target / "00-x.ipynb").read_text(encoding="utf-8")
     assert course.write_students(generated, force=True, target=target) == 0
     backups = list(target.glob("00-x.*.ipynb.bak"))

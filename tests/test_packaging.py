@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +46,63 @@ def test_makefile_has_the_two_setup_commands_and_each_installs():
     assert "pip install" in text and "-m venv" in text
 
 
-def test_readme_shows_make_lab_and_make_test_first():
+def test_readme_shows_the_learners_two_commands_first():
     text = (ROOT / "README.md").read_text()
     first_commands = re.findall(r"^make \w+", text, re.M)[:2]
-    assert first_commands == ["make lab", "make test"]
+    assert first_commands == ["make lab", "make check"]
+
+
+def test_license_is_an_spdx_expression():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert isinstance(project["project"]["license"], str)  # a TOML table is deprecated
+    assert "setuptools>=77" in project["build-system"]["requires"]  # reads SPDX strings
+
+
+def _dry_run(target: str, **active: str) -> str:
+    """``make -n TARGET`` with these environment variables and no other environment active."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "MAKEFLAGS", "MFLAGS",
+                        "MAKELEVEL")}
+    env.update(active)
+    return subprocess.run(["make", "-n", target], cwd=ROOT, env=env, capture_output=True,
+                          text=True, check=True).stdout
+
+
+@pytest.mark.parametrize("active, used", [
+    ({"VIRTUAL_ENV": "/tmp/fase08-venv"}, "/tmp/fase08-venv"),
+    ({"CONDA_PREFIX": "/opt/conda/envs/fase08", "CONDA_DEFAULT_ENV": "fase08"},
+     "/opt/conda/envs/fase08"),
+    ({"CONDA_PREFIX": "/opt/conda", "CONDA_DEFAULT_ENV": "base"}, None),  # active everywhere
+    ({}, None),
+], ids=["venv", "conda", "conda-base", "none"])
+def test_lab_and_check_use_the_active_environment(active, used):
+    python = f"{used or ROOT / '.venv'}/bin/python"
+    for target, module in (("lab", "minitorch_course.lab"), ("check", "minitorch_course.check")):
+        commands = _dry_run(target, **active)
+        assert f"{python} -m {module}" in commands, commands
+        if used:  # installs into it if needed, never creates .venv
+            assert "-m venv" not in commands and ".venv" not in commands, commands
+
+
+@pytest.mark.parametrize("status", [0, 1, 2], ids=["all-pass", "work-pending", "cannot-check"])
+def test_make_check_ends_with_a_sentence_not_a_make_error(tmp_path, status):
+    """`make check` with a stand-in interpreter that prints a table and exits with ``status``."""
+    fake = tmp_path / "bin" / "python"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\necho 'the table'\nexit {status}\n")
+    fake.chmod(0o755)
+    stamp = tmp_path / "installed"
+    stamp.touch()
+    os.utime(stamp, (4e9, 4e9))  # newer than pyproject.toml: nothing to install
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    args = ["make", "--no-print-directory", "check", f"BIN={fake.parent}", f"STAMP={stamp}"]
+    done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 0 and "make: ***" not in done.stderr, done.stdout + done.stderr
+    if status == 0:
+        assert lines[-1] == "the table"
+    else:
+        assert lines[-1] != "the table" and lines[-2] == "", lines  # a blank line, a sentence
+        assert ("make check OP=" in lines[-1]) == (status == 1), lines[-1]
+    strict = subprocess.run(args + ["STRICT=1"], cwd=ROOT, env=env, capture_output=True)
+    assert (strict.returncode == 0) == (status == 0)

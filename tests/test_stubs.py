@@ -71,6 +71,7 @@ def test_generator_refuses_to_overwrite_edits_and_force_keeps_a_backup(workspace
     workspace.write_text(workspace.read_text() + "\n# my own work\n")
     refused = run("--target", str(workspace))
     assert refused.returncode == 2 and "refusing to overwrite" in refused.stderr
+    assert "make stubs FORCE=1" in refused.stderr  # what the person types
     assert "# my own work" in workspace.read_text()
     forced = run("--target", str(workspace), "--force")
     assert forced.returncode == 0, forced.stderr

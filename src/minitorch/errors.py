@@ -157,13 +157,18 @@ def shape_errors(method: F) -> F:
 
     The op's name is the method's name; every Tensor argument's shape goes into the message.
     Costs one Python call per op and nothing else on the happy path.
+
+    The op is looked up at each call as ``wrapper.__wrapped__``, never taken from the closure:
+    ``%autoreload 2`` patches this function object in place after a save of tensor.py (its code
+    and its ``__dict__``, which holds ``__wrapped__``) but keeps its closure, so a closure would
+    go on running the op's body as it was when the kernel started.
     """
     op = method.__name__.strip("_")
 
     @functools.wraps(method)
     def wrapper(*args, **kwargs):
         try:
-            return method(*args, **kwargs)
+            return wrapper.__wrapped__(*args, **kwargs)
         except ValueError as err:
             if isinstance(err, ShapeError):
                 if str(err).startswith(f"{op}:"):

@@ -332,7 +332,8 @@ def write_students(generated: dict[str, str], force: bool = False,
     if edited and not force:
         names = ", ".join(p.name for p in edited)
         print(f"refusing to overwrite {names}: edited since generated (your work?). "
-              "Rerun with --force to overwrite; a backup NAME.<time>.ipynb.bak is kept.",
+              "To overwrite them anyway, run `make notebooks FORCE=1` (a backup "
+              "NAME.<time>.ipynb.bak is kept).",
               file=sys.stderr)
         return 1
     target.mkdir(parents=True, exist_ok=True)

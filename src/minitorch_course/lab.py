@@ -1,11 +1,18 @@
 """Start JupyterLab on the lab notebooks: ``make lab`` runs ``python -m minitorch_course.lab``.
 
-    python -m minitorch_course.lab [--port 8888] [--token TOKEN] [--no-browser]
+    python -m minitorch_course.lab [--port 8888] [--token TOKEN] [--no-browser] [--instructor]
 
 The server's root is the repository, so the learner can open both ``notebooks/`` (where the
 browser lands) and ``src/minitorch/tensor.py`` (the file they edit) in the same JupyterLab, and
-the notebooks' links to ``theory/`` work. ``--allow-root`` is passed only when running as root
-(containers), never otherwise. The URL, with its token, is printed before the server starts.
+the notebooks' links to ``theory/`` work. The settings shipped in ``jupyter/learner/`` open
+Markdown files in the rendered preview (``overrides.json``) and hide nbgrader's instructor
+interface, the formgrader, "Create Assignment" and the course list (``page_config.json``; their
+server extensions are switched off too). ``--instructor`` (``make lab INSTRUCTOR=1``) starts a
+plain JupyterLab with all of nbgrader instead, rooted at the course directory ``course.COURSE_DIR``
+(built first if missing) in the grading environment (``course.grading_env``).
+
+``--allow-root`` is passed only when running as root (containers), never otherwise. The URL,
+with its token, is printed before the server starts.
 """
 
 from __future__ import annotations
@@ -17,8 +24,13 @@ import socket
 import sys
 from pathlib import Path
 
+from minitorch_course import course
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = "notebooks"
+LEARNER_SETTINGS = ROOT / "jupyter" / "learner"  # overrides.json, page_config.json
+INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
+                                "nbgrader.server_extensions.course_list")
 
 
 def free_port(start: int, host: str = "127.0.0.1", tries: int = 50) -> int:
@@ -38,12 +50,16 @@ def is_root() -> bool:
 
 
 def command(port: int, token: str, *, host: str = "127.0.0.1", browser: bool = True,
-            root_dir: Path = ROOT) -> list[str]:
-    """The ``jupyter lab`` command line."""
+            root_dir: Path = ROOT, instructor: bool = False) -> list[str]:
+    """The ``jupyter lab`` command line: the learner's, or with ``instructor`` all of nbgrader."""
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.ip={host}", f"--ServerApp.port={port}",
            "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root_dir}",
-           f"--IdentityProvider.token={token}",
-           f"--LabApp.default_url=/lab/tree/{NOTEBOOKS}"]
+           f"--IdentityProvider.token={token}"]
+    if not instructor:
+        cmd += [f"--LabApp.default_url=/lab/tree/{NOTEBOOKS}",
+                f"--LabApp.app_settings_dir={LEARNER_SETTINGS}"]
+        for extension in INSTRUCTOR_SERVER_EXTENSIONS:
+            cmd += ["--ServerApp.jpserver_extensions", f"{extension}=False"]
     if not browser:
         cmd.append("--no-browser")
     if is_root():
@@ -70,15 +86,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--token", default=None, help="access token (default: random)")
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    parser.add_argument("--instructor", action="store_true",
+                        help="nbgrader's formgrader and course tools, on the course directory")
     args = parser.parse_args(argv)
     port = free_port(args.port, args.host)
     token = args.token or secrets.token_hex(16)
-    cmd = command(port, token, host=args.host, browser=not args.no_browser)
-    print(f"JupyterLab on {ROOT / NOTEBOOKS}", flush=True)
-    print(f"    http://{args.host}:{port}/lab/tree/{NOTEBOOKS}?token={token}", flush=True)
-    print("Edit src/minitorch/tensor.py, save, re-run the cell. Stop with Ctrl-C.", flush=True)
-    os.chdir(ROOT)
-    os.execve(sys.executable, cmd, env())
+    if args.instructor:
+        if not (course.COURSE_DIR / "nbgrader_config.py").is_file():
+            course.build(course.COURSE_DIR)
+        root, path = course.COURSE_DIR, "lab"
+        print(f"JupyterLab (instructor: nbgrader, formgrader) on {root}", flush=True)
+    else:
+        root, path = ROOT, f"lab/tree/{NOTEBOOKS}"
+        print(f"JupyterLab sobre {ROOT / NOTEBOOKS}", flush=True)
+    cmd = command(port, token, host=args.host, browser=not args.no_browser, root_dir=root,
+                  instructor=args.instructor)
+    print(f"    http://{args.host}:{port}/{path}?token={token}", flush=True)
+    if not args.instructor:
+        print("Edita src/minitorch/tensor.py, guarda y vuelve a ejecutar la celda. Para parar: "
+              "Ctrl-C.", flush=True)
+    environment = course.grading_env() if args.instructor else env()
+    os.chdir(root)
+    os.execve(sys.executable, cmd, environment)
     return 0  # not reached
 
 

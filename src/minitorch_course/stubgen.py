@@ -118,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.force:
             print(
                 f"refusing to overwrite {target}: it differs from every stub this tool wrote, "
-                "so it holds your own work. Re-run with --force to replace it (a backup is kept).",
+                "so it holds your own work. To replace it anyway, run `make stubs FORCE=1` "
+                "(a backup is kept).",
                 file=sys.stderr,
             )
             return 2
