@@ -348,7 +348,7 @@ def test_release_is_what_a_learner_receives(graded):
     shipped = {str(p.relative_to(release)) for p in release.rglob("*") if p.is_file()}
     for name in course.INSTRUCTOR_ONLY:
         assert name not in shipped, name
-    assert "minitorch_course/check.py" in shipped and "minitorch_course/grading.py" in shipped
+    assert "minitorch_course/check_cli.py" in shipped and "minitorch_course/grading.py" in shipped
     theory = {str(p.relative_to(ROOT)) for p in (ROOT / "theory").rglob("*.md")}
     assert theory <= shipped
     assert not any("answers" in name or "solution" in name for name in shipped), shipped

@@ -145,19 +145,6 @@ Prediction = Callable[[Evidence], "np.ndarray | None"]
 
 
 @dataclass(frozen=True)
-class Plant:
-    """The mistake planted into the reference: edits located by function (``Tensor.div``,
-    ``unbroadcast``), matched on code with comments removed, or a replacement ``body``."""
-
-    function: str
-    affects: tuple[str, ...]  # rows (ops and engine rows) that must fail, and only those
-    edits: tuple[tuple[str, str], ...] = ()
-    body: str | None = None  # the function's whole new body, indented like the original
-    needs_property: bool = False  # only the Hypothesis suite can catch it
-    what: str = ""  # what the learner did, in one line
-
-
-@dataclass(frozen=True)
 class Mistake:
     """A typical mistake for a row: a stable id, a kind (``KINDS``), what it predicts, a hint.
 
@@ -165,7 +152,8 @@ class Mistake:
     mistake would produce, or None where it does not apply; ``where`` returns the positions it
     would get wrong (a mask), for mistakes that are right elsewhere; ``applies`` says whether a
     crash or a wrongly shaped forward fits it. A mistake without any of them is still named by
-    the generic diagnosis (a sign, a missing gradient...), and its ``plant`` proves it.
+    the generic diagnosis (a sign, a missing gradient...); ``mutants.PLANTS`` proves it by
+    planting it into the reference (kept out of the catalog, which ships to learners).
     The ``hint`` may use {batch}, {reduced}, {size}, {axes}, {formula}, {method}, {raised}.
     """
 
@@ -176,7 +164,6 @@ class Mistake:
     predict: Prediction | None = None
     where: Prediction | None = None
     applies: Callable[[Evidence], bool] | None = None
-    plant: Plant | None = None
 
 
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
@@ -256,10 +243,6 @@ KEEPDIMS_LOST_HINT = ("keepdims lost in {method}'s backward: the upstream gradie
                       "wrong axis. np.expand_dims(g, axes) before np.broadcast_to.")
 POWER_RULE_HINT = "power rule off by one: d/da a^b = b·a^(b-1), not b·a^b."
 POW_SCALAR_EXPONENT = 3.0  # the pow_scalar row is a ** 3
-POWER_RULE_PLANT = Plant("Tensor.pow", ("pow", "pow_scalar"), ((
-    "return g * b * a ** (b - 1), (g * out_data * np.log(a) if need_b else None)",
-    "return g * b * a ** b, (g * out_data * np.log(a) if need_b else None)"),),
-    what="power rule written as b·a^b instead of b·a^(b-1)")
 
 
 GRID = (20, 3, 5)  # verbo × persona × tiempo
@@ -379,23 +362,19 @@ OPS: tuple[Op, ...] = (
        (REAL,), BINARY_CASES, "binary", broadcasting=True, formula="a - b"),
     Op("mul", "mul", "01-elementwise-ops", lambda m, a, b: a * b, lambda t, a, b: a * b,
        (REAL,), BINARY_CASES, "binary", broadcasting=True, formula="a * b", mistakes=(
-           Mistake("mul_forgets_second_parent", "missing-grad", plant=Plant(
-               "Tensor.mul", ("mul",), (("return g * b, g * a", "return (g * b,)"),),
-               what="mul's backward returns a gradient for the first parent only")),
+           Mistake("mul_forgets_second_parent", "missing-grad"),
        )),
     Op("div", "div", "01-elementwise-ops", lambda m, a, b: a / b, lambda t, a, b: a / b,
        (REAL, AWAY_FROM_ZERO), BINARY_CASES, "binary", broadcasting=True, formula="a / b",
        mistakes=(
-           Mistake("div_quotient_rule_sign", "sign", plant=Plant("Tensor.div", ("div",), ((
-               "return g / b, -g * a / (b * b)", "return g / b, g * a / (b * b)"),),
-               what="d(a/b)/db written as +a/b² (the quotient rule's minus sign lost)")),
+           Mistake("div_quotient_rule_sign", "sign"),
        )),
     Op("pow", "pow", "01-elementwise-ops", lambda m, a, b: a**b, lambda t, a, b: a**b,
        (POSITIVE, REAL), BINARY_CASES, "binary", broadcasting=True, points=1, formula="a ** b",
        mistakes=(
            Mistake("pow_power_rule_off_by_one", "local-derivative", POWER_RULE_HINT,
                    predict=lambda k: k.g * k.inputs[1] * k.x ** k.inputs[1]
-                   if k.index == 0 else None, plant=POWER_RULE_PLANT),
+                   if k.index == 0 else None),
        )),
     Op("pow_scalar", "pow", "01-elementwise-ops", lambda m, a: a**POW_SCALAR_EXPONENT,
        lambda t, a: a**POW_SCALAR_EXPONENT, (REAL,), UNARY_CASES, "unary", points=1,
@@ -411,14 +390,7 @@ OPS: tuple[Op, ...] = (
                    "exp's backward multiplied the upstream gradient by the INPUT a; the "
                    "derivative of e^a is e^a itself: multiply by the forward's output (save it "
                    "in the forward, the closure can reuse it).",
-                   predict=lambda k: k.g * k.x, plant=Plant("Tensor.exp", ("exp",), ((
-                       "out_data = np.exp(self.data)\n"
-                       '        out = Tensor._make(out_data, (self,), "exp")\n\n'
-                       "        def _backward(g):\n            return (g * out_data,)",
-                       "a = self.data\n"
-                       '        out = Tensor._make(np.exp(a), (self,), "exp")\n\n'
-                       "        def _backward(g):\n            return (g * a,)"),),
-                       what="exp's backward multiplies by the input a instead of the output e^a")),
+                   predict=lambda k: k.g * k.x),
        )),
     Op("log", "log", "01-elementwise-ops", lambda m, a: a.log(), lambda t, a: a.log(),
        (POSITIVE,), UNARY_CASES, "unary", points=1, formula="ln a"),
@@ -429,11 +401,7 @@ OPS: tuple[Op, ...] = (
            Mistake("relu_backward_uses_output", "local-derivative",
                    "relu's backward multiplied by relu(a), the OUTPUT; the derivative of "
                    "max(a, 0) is the step 1[a > 0]: g * (a > 0).",
-                   predict=lambda k: k.g * np.maximum(k.x, 0.0),
-                   plant=Plant("Tensor.relu", ("relu",), ((
-                       "return (g * (a > 0),)", "return (g * np.maximum(a, 0.0),)"),),
-                       what="relu's derivative written as relu(a) (the output) instead of the "
-                            "step 1[a > 0]")),
+                   predict=lambda k: k.g * np.maximum(k.x, 0.0)),
            Mistake("relu_backward_uses_input", "local-derivative",
                    "relu's backward multiplied by the input a; the derivative is the step "
                    "1[a > 0]: g * (a > 0).", predict=lambda k: k.g * k.x),
@@ -450,12 +418,7 @@ OPS: tuple[Op, ...] = (
            Mistake("gelu_forgets_product_rule", "local-derivative",
                    "gelu's backward kept only Φ(a): gelu(a) = a·Φ(a) is a product, so its "
                    "derivative is Φ(a) + a·φ(a) (product rule; φ is the normal density "
-                   "e^(-a²/2)/√(2π)).", predict=_gelu_cdf_only,
-                   plant=Plant("Tensor.gelu", ("gelu",), ((
-                       "local = cdf + a * np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)",
-                       "local = cdf"),),
-                       what="gelu's derivative written as Φ(a), forgetting the a·φ(a) term of "
-                            "the product rule")),
+                   "e^(-a²/2)/√(2π)).", predict=_gelu_cdf_only),
            Mistake("gelu_keeps_only_density_term", "local-derivative",
                    "gelu's backward kept only a·φ(a): the product rule gives Φ(a) + a·φ(a).",
                    predict=lambda k: k.g * k.x * _normal_pdf(k.x)),
@@ -472,10 +435,7 @@ OPS: tuple[Op, ...] = (
        (REAL,), UNARY_CASES, "unary", points=1, formula="tanh a", mistakes=(
            Mistake("tanh_derivative_not_squared", "local-derivative",
                    "tanh's derivative is 1 - tanh²(a), not 1 - tanh(a): square the output.",
-                   predict=lambda k: k.g * (1.0 - np.tanh(k.x)),
-                   plant=Plant("Tensor.tanh", ("tanh",), ((
-                       "return (g * (1.0 - t * t),)", "return (g * (1.0 - t),)"),),
-                       what="tanh's derivative written as 1 - tanh(a) instead of 1 - tanh²(a)")),
+                   predict=lambda k: k.g * (1.0 - np.tanh(k.x))),
        )),
     Op("sigmoid", "sigmoid", "01-elementwise-ops", lambda m, a: a.sigmoid(),
        lambda t, a: a.sigmoid(), (REAL,), UNARY_CASES, "unary", points=1, formula="1/(1+e^-a)",
@@ -491,12 +451,7 @@ OPS: tuple[Op, ...] = (
     Op("sum", "sum", "02-reductions-and-shapes", lambda m, a, **k: a.sum(**k), _torch_sum,
        (REAL,), REDUCTION_CASES, "reduction", formula="Σ a", mistakes=REDUCTION_MISTAKES + (
            Mistake("sum_backward_keepdims_lost", "keepdims", KEEPDIMS_LOST_HINT,
-                   predict=lambda k: _keepdims_lost(k, divide=False),
-                   plant=Plant("Tensor.sum", ("sum", "mean"), ((
-                       "            if not keepdims:\n"
-                       "                g = np.expand_dims(g, axes)\n", ""),),
-                       what="sum's backward broadcasts g without putting the reduced axes back "
-                            "(keepdims lost)")),
+                   predict=lambda k: _keepdims_lost(k, divide=False)),
        )),
     Op("mean", "mean", "02-reductions-and-shapes", lambda m, a, **k: a.mean(**k), _torch_mean,
        (REAL,), REDUCTION_CASES, "reduction", points=1, formula="Σ a / n",
@@ -508,12 +463,7 @@ OPS: tuple[Op, ...] = (
                    "but it divided by {size}, the size of the whole tensor; count only the axes "
                    "reduced {axes}.", stages=("forward", "backward"),
                    predict=lambda k: k.want * k.reduced / k.x.size
-                   if k.x.size != k.reduced else None,
-                   plant=Plant("Tensor.mean", ("mean",), ((
-                       "count = math.prod(self.shape[a] for a in _axes(axis, self.ndim))",
-                       "count = self.size"),),
-                       what="mean divides by the tensor's total size instead of the number of "
-                            "elements reduced")),
+                   if k.x.size != k.reduced else None),
        )),
     Op("max", "max", "02-reductions-and-shapes", lambda m, a, **k: a.max(**k), _torch_max,
        (NO_TIES,), REDUCTION_CASES + (
@@ -526,12 +476,7 @@ OPS: tuple[Op, ...] = (
                    "torch.amax splits it evenly among them: divide by the number of ties "
                    "(winners.sum(axis, keepdims=True)).",
                    predict=lambda k: (k.x == k.x.max(axis=k.axes, keepdims=True))
-                   * _reduced_upstream(k),
-                   plant=Plant("Tensor.max", ("max",), ((
-                       "share = g.reshape(top.shape) / winners.sum(axis=axes, keepdims=True)",
-                       "share = g.reshape(top.shape)"),),
-                       what="max gives the whole gradient to every tied maximum instead of "
-                            "splitting it")),
+                   * _reduced_upstream(k)),
            Mistake("max_wrong_on_ties", "ties",
                    "Right except on ties: where several elements share the maximum, torch.amax "
                    "splits the gradient evenly among them (divide by the number of ties).",
@@ -547,11 +492,7 @@ OPS: tuple[Op, ...] = (
        lambda t, a, axes=None: a.permute(tuple(axes or reversed(range(a.ndim)))), (REAL,),
        (Case(((3, 5),)), Case((GRID,), {"axes": (1, 2, 0)}), Case((GRID,))),
        "permutation", points=1, formula="permute axes", mistakes=(
-           Mistake("transpose_inverse_is_perm", "transposed", plant=Plant(
-               "Tensor.transpose", ("transpose",), ((
-                   "inverse = tuple(np.argsort(perm))", "inverse = perm"),),
-                   what="transpose's backward applies the same permutation instead of its "
-                        "inverse")),
+           Mistake("transpose_inverse_is_perm", "transposed"),
        )),
     Op("broadcast_to", "broadcast_to", "02-reductions-and-shapes",
        lambda m, a, shape: a.broadcast_to(shape), lambda t, a, shape: a.broadcast_to(shape),
@@ -569,10 +510,7 @@ OPS: tuple[Op, ...] = (
                    "Wrong at repeated indices: the backward ASSIGNED full[index] = g, so an "
                    "index that appears twice keeps only its last gradient. It must receive the "
                    "sum of all of them: np.add.at(full, index, g).",
-                   predict=lambda k: _assigned(k), plant=Plant("Tensor.getitem", ("getitem",), ((
-                       "np.add.at(full, index, g)", "full[index] = g"),),
-                       what="getitem's backward assigns full[index] = g: repeated indices keep "
-                            "one gradient")),
+                   predict=lambda k: _assigned(k)),
            Mistake("getitem_wrong_at_repeated_indices", "repeated-indices",
                    "Right except at repeated indices: an index that appears twice must receive "
                    "the sum of both gradients; use np.add.at(full, index, g), not assignment.",
@@ -600,14 +538,7 @@ OPS: tuple[Op, ...] = (
                    "more than 2 axes, .T (and np.transpose without axes) reverses EVERY axis, "
                    "batch axes included; transpose only the last two: np.swapaxes(x, -1, -2).",
                    stages=("crash",), applies=lambda k: k.stage == "backward" and isinstance(
-                       k.error, ValueError) and any(a.ndim > 2 for a in k.inputs),
-                   plant=Plant("Tensor.matmul", ("matmul",), ((
-                       "ga = g @ np.swapaxes(b2, -1, -2) if need_a else None\n"
-                       "            gb = np.swapaxes(a2, -1, -2) @ g if need_b else None",
-                       "ga = g @ b2.T if need_a else None\n"
-                       "            gb = a2.T @ g if need_b else None"),),
-                       what="matmul's backward transposes with .T, which reverses the batch "
-                            "axes too")),
+                       k.error, ValueError) and any(a.ndim > 2 for a in k.inputs)),
        )),
     Op("softmax", "softmax", "03-matmul-softmax-ce", lambda m, a, axis=-1: a.softmax(axis=axis),
        lambda t, a, axis=-1: a.softmax(dim=axis), (LOGITS,),
@@ -617,11 +548,7 @@ OPS: tuple[Op, ...] = (
                    "Softmax backward without the sum term: it returned s·g, but every output "
                    "depends on every input of its row, so it is s·(g - Σ g·s) (sum along the "
                    "softmax axis, keepdims=True).",
-                   predict=lambda k: _softmax(k.x, k.case.kwargs.get("axis", -1)) * k.g,
-                   plant=Plant("Tensor.softmax", ("softmax",), ((
-                       "return (s * (g - (g * s).sum(axis=axis, keepdims=True)),)",
-                       "return (s * g,)"),),
-                       what="softmax's backward returns s·g, without the sum term")),
+                   predict=lambda k: _softmax(k.x, k.case.kwargs.get("axis", -1)) * k.g),
            Mistake("softmax_diagonal_only", "softmax-sum-term",
                    "Softmax backward used only the Jacobian's diagonal s·(1 - s); the "
                    "off-diagonal terms -s_i·s_j give the sum term: s·(g - Σ g·s).",
@@ -635,12 +562,7 @@ OPS: tuple[Op, ...] = (
            Mistake("log_softmax_without_sum_term", "softmax-sum-term",
                    "log_softmax backward without the sum term: it returned g, but log Σ e^a "
                    "depends on every input too: g - softmax(a)·Σ g (sum along the axis, "
-                   "keepdims=True).", predict=lambda k: k.g.copy(),
-                   plant=Plant("Tensor.log_softmax", ("log_softmax",), ((
-                       "return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)",
-                       "return (g,)"),),
-                       what="log_softmax's backward returns g, forgetting that log Σ e^a "
-                            "depends on a")),
+                   "keepdims=True).", predict=lambda k: k.g.copy()),
            Mistake("log_softmax_softmax_times_g", "softmax-sum-term",
                    "log_softmax backward: the softmax must multiply Σ g (the sum along the "
                    "axis), not g itself: g - softmax(a)·Σ g.",
@@ -661,19 +583,11 @@ OPS: tuple[Op, ...] = (
            Mistake("cross_entropy_not_divided_by_batch", "factor",
                    "That is the batch size N = {batch}: cross-entropy is a MEAN over the batch, "
                    "so its gradient is divided by N too.",
-                   predict=lambda k: k.want * k.batch if k.batch > 1 else None,
-                   plant=Plant("cross_entropy", ("cross_entropy",), ((
-                       "return (grad * (g / n),)", "return (grad * g,)"),),
-                       what="cross-entropy's gradient not divided by the batch size N")),
+                   predict=lambda k: k.want * k.batch if k.batch > 1 else None),
            Mistake("cross_entropy_divided_by_batch_twice", "factor",
                    "divided by the batch size N = {batch} once too often.",
                    predict=lambda k: k.want / k.batch if k.batch > 1 else None),
-           Mistake("cross_entropy_without_logsumexp", "unstable-forward", stages=("forward",),
-                   plant=Plant("cross_entropy", ("cross_entropy",), ((
-                       "z = logits.data - logits.data.max(axis=1, keepdims=True)",
-                       "z = logits.data"),),
-                       what="cross-entropy exponentiates the raw logits (no max subtracted): "
-                            "overflows at 1e4")),
+           Mistake("cross_entropy_without_logsumexp", "unstable-forward", stages=("forward",)),
        )),
     # ------------------------------------------------------------ lab 06: the extension
     Op("silu", "silu", "06-extension-silu", lambda m, a: a.silu(),
@@ -715,87 +629,27 @@ class EngineRow:
 
 NEEDS_UNBROADCAST = tuple(op.name for op in OPS if op.reverse_broadcasts)
 
-_RECURSIVE_SORT = """\
-order: list[Tensor] = []
-visited: set[int] = set()
-
-def visit(node):
-    if id(node) in visited:
-        return
-    visited.add(id(node))
-    if node._op and node._backward is None:
-        raise BackwardError("backward through a freed graph; pass retain_graph=True")
-    for parent in node._prev:
-        if parent.requires_grad:
-            visit(parent)
-    order.append(node)
-
-visit(self)
-return order
-"""
-
 ENGINE_ROWS: tuple[EngineRow, ...] = (
     EngineRow("topological_order", "00-tensor-skeleton",
               "parents first; 100,000-op chain", 2, mistakes=(
-                  Mistake("recursive_topological_sort", "recursion", plant=Plant(
-                      "Tensor._topological_order", ("topological_order",),
-                      body=_RECURSIVE_SORT,
-                      what="a recursive depth-first search: dies on a 100,000-op chain")),
-                  Mistake("topological_sort_without_visited", "double-counting", plant=Plant(
-                      "Tensor._topological_order", ("topological_order",), (
-                          ("            if id(node) in visited:\n                continue\n", ""),
-                          ("if parent.requires_grad and id(parent) not in visited:",
-                           "if parent.requires_grad:")),
-                           what="no visited set: a node reached along two paths is listed (and "
-                                "processed) twice")),
+                  Mistake("recursive_topological_sort", "recursion"),
+                  Mistake("topological_sort_without_visited", "double-counting"),
               )),
     EngineRow("backward", "00-tensor-skeleton",
               "chain rule; sums paths and calls", 2, mistakes=(
-                  Mistake("accumulate_overwrites", "accumulate", plant=Plant(
-                      "_accumulate", ("backward", "retain_graph"), ((
-                          "node.grad = node.grad + g", "node.grad = g"),),
-                          what="a gradient reaching a node twice overwrites the first instead "
-                               "of adding to it")),
-                  Mistake("backward_skips_unbroadcast", "reverse-broadcast", plant=Plant(
-                      "Tensor.backward", NEEDS_UNBROADCAST, ((
-                          "if g.shape != parent.data.shape:\n", "if False:\n"),),
-                          what="backward() hands broadcast-shaped gradients to the parents (no "
-                               "unbroadcast, no check)")),
+                  Mistake("accumulate_overwrites", "accumulate"),
+                  Mistake("backward_skips_unbroadcast", "reverse-broadcast"),
               )),
     EngineRow("retain_graph", "00-tensor-skeleton",
               "graph freed unless retain_graph", 1, mistakes=(
-                  Mistake("graph_never_freed", "freed-graph", plant=Plant(
-                      "Tensor.backward", ("retain_graph",), ((
-                          "            if not retain_graph:\n"
-                          "                node._prev, node._backward = (), None\n", ""),),
-                          what="backward() never frees the graph (retain_graph ignored)")),
+                  Mistake("graph_never_freed", "freed-graph"),
               )),
     EngineRow("unbroadcast", "01-elementwise-ops", "the one reverse-broadcast helper", 2,
               mistakes=(
-                  Mistake("unbroadcast_returns_grad", "reverse-broadcast", plant=Plant(
-                      "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
-                          "    if grad.shape == shape:\n        return grad\n",
-                          "    return grad\n"),),
-                          what="unbroadcast returns the gradient unchanged: no reverse "
-                               "broadcasting at all")),
-                  Mistake("unbroadcast_forgets_size1_axes", "reverse-broadcast", plant=Plant(
-                      "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
-                          "ones = tuple(i for i, n in enumerate(shape) if n == 1 and "
-                          "grad.shape[i] != 1)", "ones = ()"),),
-                          what="unbroadcast sums the leading axes but not the axes where the "
-                               "input has size 1")),
-                  Mistake("unbroadcast_forgets_leading_axes", "reverse-broadcast", plant=Plant(
-                      "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
-                          "    if extra:\n        grad = grad.sum(axis=tuple(range(extra)))\n",
-                          ""),),
-                          what="batch matmul (and every binary op) not reduced over the "
-                               "broadcast leading/batch axes")),
-                  Mistake("unbroadcast_drops_size1_axes", "keepdims", plant=Plant(
-                      "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
-                          "grad = grad.sum(axis=ones, keepdims=True)",
-                          "grad = grad.sum(axis=ones)"),),
-                          what="unbroadcast sums the size-1 axes without keepdims=True "
-                               "(keepdims lost)")),
+                  Mistake("unbroadcast_returns_grad", "reverse-broadcast"),
+                  Mistake("unbroadcast_forgets_size1_axes", "reverse-broadcast"),
+                  Mistake("unbroadcast_forgets_leading_axes", "reverse-broadcast"),
+                  Mistake("unbroadcast_drops_size1_axes", "keepdims"),
               )),
 )
 ENGINE_BY_NAME: dict[str, EngineRow] = {row.name: row for row in ENGINE_ROWS}

@@ -1,4 +1,5 @@
-"""The planted mistakes: every catalog mistake with a ``Plant``, planted into the reference.
+"""The planted mistakes: catalog mistakes with a ``Plant`` (here, by mistake id), planted into
+the reference.
 
 A mutant is located by FUNCTION (``Tensor.div``, ``unbroadcast``) with ``ast``, and its edits
 are matched on that function's code with the comments removed (so rewording a comment cannot
@@ -24,9 +25,178 @@ from functools import cache
 from types import ModuleType
 
 from minitorch_course import runner
-from minitorch_course.catalog import ENGINE_ROWS, OPS, Plant
+from minitorch_course.catalog import ENGINE_ROWS, NEEDS_UNBROADCAST, OPS
 
 REFERENCE = runner.REFERENCE_FILE
+
+
+@dataclass(frozen=True)
+class Plant:
+    """The mistake planted into the reference: edits located by function (``Tensor.div``,
+    ``unbroadcast``), matched on code with comments removed, or a replacement ``body``."""
+
+    function: str
+    affects: tuple[str, ...]  # rows (ops and engine rows) that must fail, and only those
+    edits: tuple[tuple[str, str], ...] = ()
+    body: str | None = None  # the function's whole new body, indented like the original
+    needs_property: bool = False  # only the Hypothesis suite can catch it
+    what: str = ""  # what the learner did, in one line
+
+
+# a correct but recursive topological sort: it dies on a deep chain
+_RECURSIVE_SORT = """\
+order: list[Tensor] = []
+visited: set[int] = set()
+
+def visit(node):
+    if id(node) in visited:
+        return
+    visited.add(id(node))
+    if node._op and node._backward is None:
+        raise BackwardError("backward through a freed graph; pass retain_graph=True")
+    for parent in node._prev:
+        if parent.requires_grad:
+            visit(parent)
+    order.append(node)
+
+visit(self)
+return order
+"""
+
+_POWER_RULE_PLANT = Plant("Tensor.pow", ("pow", "pow_scalar"), ((
+    "return g * b * a ** (b - 1), (g * out_data * np.log(a) if need_b else None)",
+    "return g * b * a ** b, (g * out_data * np.log(a) if need_b else None)"),),
+    what="power rule written as b·a^b instead of b·a^(b-1)")
+
+# Planted versions of catalog mistakes, by mistake id. They hold reference lines verbatim, so
+# they live here (instructor-only: never in a class release), not in the catalog.
+PLANTS: dict[str, Plant] = {
+    "mul_forgets_second_parent": Plant(
+        "Tensor.mul", ("mul",), (("return g * b, g * a", "return (g * b,)"),),
+        what="mul's backward returns a gradient for the first parent only"),
+    "div_quotient_rule_sign": Plant("Tensor.div", ("div",), ((
+        "return g / b, -g * a / (b * b)", "return g / b, g * a / (b * b)"),),
+        what="d(a/b)/db written as +a/b² (the quotient rule's minus sign lost)"),
+    "pow_power_rule_off_by_one": _POWER_RULE_PLANT,
+    "exp_backward_uses_input": Plant("Tensor.exp", ("exp",), ((
+        "out_data = np.exp(self.data)\n"
+        '        out = Tensor._make(out_data, (self,), "exp")\n\n'
+        "        def _backward(g):\n            return (g * out_data,)",
+        "a = self.data\n"
+        '        out = Tensor._make(np.exp(a), (self,), "exp")\n\n'
+        "        def _backward(g):\n            return (g * a,)"),),
+        what="exp's backward multiplies by the input a instead of the output e^a"),
+    "relu_backward_uses_output": Plant("Tensor.relu", ("relu",), ((
+        "return (g * (a > 0),)", "return (g * np.maximum(a, 0.0),)"),),
+        what="relu's derivative written as relu(a) (the output) instead of the "
+             "step 1[a > 0]"),
+    "gelu_forgets_product_rule": Plant("Tensor.gelu", ("gelu",), ((
+        "local = cdf + a * np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)",
+        "local = cdf"),),
+        what="gelu's derivative written as Φ(a), forgetting the a·φ(a) term of "
+             "the product rule"),
+    "tanh_derivative_not_squared": Plant("Tensor.tanh", ("tanh",), ((
+        "return (g * (1.0 - t * t),)", "return (g * (1.0 - t),)"),),
+        what="tanh's derivative written as 1 - tanh(a) instead of 1 - tanh²(a)"),
+    "transpose_inverse_is_perm": Plant(
+        "Tensor.transpose", ("transpose",), ((
+            "inverse = tuple(np.argsort(perm))", "inverse = perm"),),
+            what="transpose's backward applies the same permutation instead of its "
+                 "inverse"),
+    "getitem_assigns_repeated_indices": Plant("Tensor.getitem", ("getitem",), ((
+        "np.add.at(full, index, g)", "full[index] = g"),),
+        what="getitem's backward assigns full[index] = g: repeated indices keep "
+             "one gradient"),
+    "matmul_T_reverses_batch_axes": Plant("Tensor.matmul", ("matmul",), ((
+        "ga = g @ np.swapaxes(b2, -1, -2) if need_a else None\n"
+        "            gb = np.swapaxes(a2, -1, -2) @ g if need_b else None",
+        "ga = g @ b2.T if need_a else None\n"
+        "            gb = a2.T @ g if need_b else None"),),
+        what="matmul's backward transposes with .T, which reverses the batch "
+             "axes too"),
+    "softmax_without_sum_term": Plant("Tensor.softmax", ("softmax",), ((
+        "return (s * (g - (g * s).sum(axis=axis, keepdims=True)),)",
+        "return (s * g,)"),),
+        what="softmax's backward returns s·g, without the sum term"),
+    "log_softmax_without_sum_term": Plant("Tensor.log_softmax", ("log_softmax",), ((
+        "return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)",
+        "return (g,)"),),
+        what="log_softmax's backward returns g, forgetting that log Σ e^a "
+             "depends on a"),
+    "cross_entropy_not_divided_by_batch": Plant("cross_entropy", ("cross_entropy",), ((
+        "return (grad * (g / n),)", "return (grad * g,)"),),
+        what="cross-entropy's gradient not divided by the batch size N"),
+    "cross_entropy_without_logsumexp": Plant("cross_entropy", ("cross_entropy",), ((
+        "z = logits.data - logits.data.max(axis=1, keepdims=True)",
+        "z = logits.data"),),
+        what="cross-entropy exponentiates the raw logits (no max subtracted): "
+             "overflows at 1e4"),
+    "recursive_topological_sort": Plant(
+        "Tensor._topological_order", ("topological_order",),
+        body=_RECURSIVE_SORT,
+        what="a recursive depth-first search: dies on a 100,000-op chain"),
+    "topological_sort_without_visited": Plant(
+        "Tensor._topological_order", ("topological_order",), (
+            ("            if id(node) in visited:\n                continue\n", ""),
+            ("if parent.requires_grad and id(parent) not in visited:",
+             "if parent.requires_grad:")),
+             what="no visited set: a node reached along two paths is listed (and "
+                  "processed) twice"),
+    "accumulate_overwrites": Plant(
+        "_accumulate", ("backward", "retain_graph"), ((
+            "node.grad = node.grad + g", "node.grad = g"),),
+            what="a gradient reaching a node twice overwrites the first instead "
+                 "of adding to it"),
+    "backward_skips_unbroadcast": Plant(
+        "Tensor.backward", NEEDS_UNBROADCAST, ((
+            "if g.shape != parent.data.shape:\n", "if False:\n"),),
+            what="backward() hands broadcast-shaped gradients to the parents (no "
+                 "unbroadcast, no check)"),
+    "graph_never_freed": Plant(
+        "Tensor.backward", ("retain_graph",), ((
+            "            if not retain_graph:\n"
+            "                node._prev, node._backward = (), None\n", ""),),
+            what="backward() never frees the graph (retain_graph ignored)"),
+    "unbroadcast_returns_grad": Plant(
+        "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+            "    if grad.shape == shape:\n        return grad\n",
+            "    return grad\n"),),
+            what="unbroadcast returns the gradient unchanged: no reverse "
+                 "broadcasting at all"),
+    "unbroadcast_forgets_size1_axes": Plant(
+        "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+            "ones = tuple(i for i, n in enumerate(shape) if n == 1 and "
+            "grad.shape[i] != 1)", "ones = ()"),),
+            what="unbroadcast sums the leading axes but not the axes where the "
+                 "input has size 1"),
+    "unbroadcast_forgets_leading_axes": Plant(
+        "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+            "    if extra:\n        grad = grad.sum(axis=tuple(range(extra)))\n",
+            ""),),
+            what="batch matmul (and every binary op) not reduced over the "
+                 "broadcast leading/batch axes"),
+    "unbroadcast_drops_size1_axes": Plant(
+        "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+            "grad = grad.sum(axis=ones, keepdims=True)",
+            "grad = grad.sum(axis=ones)"),),
+            what="unbroadcast sums the size-1 axes without keepdims=True "
+                 "(keepdims lost)"),
+    "sum_backward_keepdims_lost": Plant("Tensor.sum", ("sum", "mean"), ((
+        "            if not keepdims:\n"
+        "                g = np.expand_dims(g, axes)\n", ""),),
+        what="sum's backward broadcasts g without putting the reduced axes back "
+             "(keepdims lost)"),
+    "mean_divides_by_total_size": Plant("Tensor.mean", ("mean",), ((
+        "count = math.prod(self.shape[a] for a in _axes(axis, self.ndim))",
+        "count = self.size"),),
+        what="mean divides by the tensor's total size instead of the number of "
+             "elements reduced"),
+    "max_ties_not_split": Plant("Tensor.max", ("max",), ((
+        "share = g.reshape(top.shape) / winners.sum(axis=axes, keepdims=True)",
+        "share = g.reshape(top.shape)"),),
+        what="max gives the whole gradient to every tied maximum instead of "
+             "splitting it"),
+}
 
 
 class MutantRotted(AssertionError):
@@ -108,8 +278,9 @@ def plant(source: str, p: Plant, name: str = "mutant") -> str:
     return "".join(lines[:first]) + code + "".join(lines[last:])
 
 
-MUTANTS: tuple[Mutant, ...] = tuple(
-    Mutant(m.id, m.kind, m.plant) for row in ENGINE_ROWS + OPS for m in row.mistakes if m.plant)
+_KINDS = {m.id: m.kind for row in ENGINE_ROWS + OPS for m in row.mistakes}
+assert set(PLANTS) <= set(_KINDS), f"plants without a catalog mistake: {set(PLANTS) - set(_KINDS)}"
+MUTANTS: tuple[Mutant, ...] = tuple(Mutant(id_, _KINDS[id_], p) for id_, p in PLANTS.items())
 BY_NAME: dict[str, Mutant] = {m.name: m for m in MUTANTS}
 assert len(BY_NAME) == len(MUTANTS), "planted mistakes must have distinct ids"
 
