@@ -14,4 +14,7 @@ from __future__ import annotations
 class Node:
     """Storage for a Tensor's fields; every behaviour is in ``minitorch.tensor.Tensor``."""
 
-    __slots__ = ("data", "grad", "requires_grad", "_prev", "_op", "_backward", "__weakref__")
+    # _checksums: fingerprints of the data an op's backward reads, taken in the forward pass and
+    # compared in backward() (a BackwardError if an array changed in place in between)
+    __slots__ = ("data", "grad", "requires_grad", "_prev", "_op", "_backward", "_checksums",
+                 "__weakref__")
