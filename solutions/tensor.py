@@ -44,14 +44,9 @@ Axis = int | tuple[int, ...] | None
 Backward = Callable[[np.ndarray], tuple[np.ndarray | None, ...]]
 
 
-
-class _GradMode(threading.local):
-    """Whether ops record a graph, per thread like torch's grad mode (on in every new thread)."""
-
-    enabled = True
-
-
-_grad_mode = _GradMode()
+# Whether ops record a graph, per thread like torch's grad mode: ``.enabled``, unset (True) in a
+# new thread. A plain threading.local, not a subclass: %autoreload cannot re-class its instance.
+_grad_mode = threading.local()
 
 
 @contextmanager
@@ -60,7 +55,7 @@ def no_grad() -> Iterator[None]:
 
     It applies to the calling thread only, like ``torch.no_grad()``.
     """
-    previous, _grad_mode.enabled = _grad_mode.enabled, False
+    previous, _grad_mode.enabled = is_grad_enabled(), False
     try:
         yield
     finally:
@@ -69,7 +64,7 @@ def no_grad() -> Iterator[None]:
 
 def is_grad_enabled() -> bool:
     """True unless inside a ``no_grad()`` block (of this thread)."""
-    return _grad_mode.enabled
+    return getattr(_grad_mode, "enabled", True)
 
 
 def _as_array(data: Any) -> np.ndarray:
@@ -161,7 +156,7 @@ class Tensor(Node):
         out.grad = None
         out._backward = None
         # a list, not a generator: for one or two parents it is the cheaper of the two
-        if _grad_mode.enabled and any([p.requires_grad for p in parents]):
+        if getattr(_grad_mode, "enabled", True) and any([p.requires_grad for p in parents]):
             out.requires_grad, out._prev, out._op = True, parents, op
             out._checksums = _checksums(out.data, parents)
         else:
