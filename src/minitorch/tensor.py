@@ -498,7 +498,7 @@ def _checksum(a: np.ndarray) -> int | bytes:
     """A fingerprint of ``a``'s values, cheap enough to take for every recorded op.
 
     Up to 512 elements: a hash of the bytes. Beyond: the bytes of the dot product with fixed
-    random weights, at memory speed (a change smaller than the product's rounding error, about
+    random weights, in one pass (a change smaller than the product's rounding error, about
     1e-16 of its size, can go unnoticed: a cheap check, not a proof).
     """
     if a.size <= 512:
@@ -506,7 +506,8 @@ def _checksum(a: np.ndarray) -> int | bytes:
     global _weights
     if _weights.size < a.size:
         _weights = np.random.default_rng(0).uniform(0.5, 1.5, size=2 * a.size)
-    return (a.reshape(-1) @ _weights[: a.size]).tobytes()
+    # einsum, not @: a BLAS dot may wake worker threads, which costs milliseconds on a busy machine
+    return np.einsum("i,i->", a.reshape(-1), _weights[: a.size]).tobytes()
 
 
 _weights = np.empty(0)
