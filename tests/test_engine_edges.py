@@ -146,7 +146,7 @@ def test_an_output_changed_in_place_is_refused_at_backward(op, size):
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         yt.sum().backward()
     with pytest.raises(mt.BackwardError, match=rf"^{op}: the data of its output \(shape \({size},\)\) "
-                                               "was changed after the forward pass"):
+                                               "was changed in place after the forward pass"):
         y.sum().backward()
 
 
@@ -161,6 +161,31 @@ def test_an_input_changed_in_place_is_refused_at_backward(change):
         yt.sum().backward()
     with pytest.raises(mt.BackwardError, match=r"^mul: the data of its input \d \(shape \(3,\)\)"):
         y.sum().backward()
+
+
+def test_a_change_the_backward_does_not_read_is_allowed_like_torch():
+    """add saves nothing: torch accepts the change, and so does minitorch (no false alarm)."""
+    (x, xt), (w, wt) = pair(RNG.standard_normal(3)), pair(RNG.standard_normal(3))
+    y, yt = (x + 1.0) * w, (xt + 1.0) * wt
+    x.data[0] = 7.0
+    with torch.no_grad():
+        xt[0] = 7.0
+    g = RNG.standard_normal(3)
+    y.backward(g)
+    yt.backward(torch.tensor(g))
+    assert_same(x.grad, xt.grad)
+    assert_same(w.grad, wt.grad)
+
+
+def test_assigning_a_new_array_to_data_is_not_an_in_place_change():
+    x, xt = pair(RNG.standard_normal(3))
+    y, yt = x.exp(), xt.exp()
+    x.data = x.data + 1.0  # a new array: the forward's own is untouched
+    with torch.no_grad():
+        xt.data = xt.data + 1.0
+    y.sum().backward()
+    yt.sum().backward()
+    assert_same(x.grad, xt.grad)
 
 
 def test_an_sgd_update_after_backward_keeps_working_and_matches_torch():

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import operator
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -18,7 +17,7 @@ import numpy as np
 
 from minitorch.errors import BackwardError, GradShapeError, ShapeError, shape_errors
 from minitorch.errors import grad_shape_message as _grad_shape_message
-from minitorch.node import Node
+from minitorch.node import GradMode, Node, saved_arrays_changed
 
 __all__ = [
     "Tensor",
@@ -33,10 +32,7 @@ __all__ = [
 Axis = int | tuple[int, ...] | None
 Backward = Callable[[np.ndarray], tuple[np.ndarray | None, ...]]
 
-
-# Whether ops record a graph, per thread like torch's grad mode: ``.enabled``, unset (True) in a
-# new thread. A plain threading.local, not a subclass: %autoreload cannot re-class its instance.
-_grad_mode = threading.local()
+_grad_mode = GradMode()  # .enabled: whether ops record a graph, per thread (like torch)
 
 
 @contextmanager
@@ -45,7 +41,7 @@ def no_grad() -> Iterator[None]:
 
     It applies to the calling thread only, like ``torch.no_grad()``.
     """
-    previous, _grad_mode.enabled = is_grad_enabled(), False
+    previous, _grad_mode.enabled = _grad_mode.enabled, False
     try:
         yield
     finally:
@@ -54,7 +50,7 @@ def no_grad() -> Iterator[None]:
 
 def is_grad_enabled() -> bool:
     """True unless inside a ``no_grad()`` block (of this thread)."""
-    return getattr(_grad_mode, "enabled", True)
+    return _grad_mode.enabled
 
 
 def _as_array(data: Any) -> np.ndarray:
@@ -131,26 +127,20 @@ class Tensor(Node):
         self._prev: tuple[Tensor, ...] = ()
         self._op: str = ""
         self._backward: Backward | None = None
-        self._checksums: tuple[int, ...] | None = None
 
     @staticmethod
     def _make(data: np.ndarray, parents: tuple[Tensor, ...], op: str) -> Tensor:
-        """The output node of ``op``: records ``parents`` only if a gradient will be needed.
-
-        A recorded node also keeps checksums of the arrays its backward may read (its output's
-        and its inputs' data), so ``backward()`` can tell when one was changed in place.
-        """
+        """The output node of ``op``: records ``parents`` only if a gradient will be needed."""
         out = Tensor.__new__(Tensor)
         # NumPy returns a scalar, not an array, from a 0-d computation: .data is always an array
         out.data = data if type(data) is np.ndarray else np.asarray(data, dtype=np.float64)
         out.grad = None
         out._backward = None
         # a list, not a generator: for one or two parents it is the cheaper of the two
-        if getattr(_grad_mode, "enabled", True) and any([p.requires_grad for p in parents]):
+        if _grad_mode.enabled and any([p.requires_grad for p in parents]):
             out.requires_grad, out._prev, out._op = True, parents, op
-            out._checksums = _checksums(out.data, parents)
         else:
-            out.requires_grad, out._prev, out._op, out._checksums = False, (), "", None
+            out.requires_grad, out._prev, out._op = False, (), ""
         return out
 
     # ------------------------------------------------------------------ basics (provided)
@@ -193,7 +183,7 @@ class Tensor(Node):
         """A new leaf sharing ``data`` with this tensor, cut off from the graph."""
         out = Tensor.__new__(Tensor)
         out.data, out.grad, out.requires_grad = self.data, None, False
-        out._prev, out._op, out._backward, out._checksums = (), "", None, None
+        out._prev, out._op, out._backward = (), "", None
         return out
 
     def zero_grad(self) -> None:
@@ -494,51 +484,27 @@ def _accumulate(node: Tensor, g: np.ndarray, grad_output: np.ndarray) -> None:
         node.grad = np.asarray(node.grad, dtype=np.float64)
 
 
-def _checksum(a: np.ndarray) -> int | bytes:
-    """A fingerprint of ``a``'s values, cheap enough to take for every recorded op.
-
-    Up to 512 elements: a hash of the bytes. Beyond: the bytes of the dot product with fixed
-    random weights, in one pass (a change smaller than the product's rounding error, about
-    1e-16 of its size, can go unnoticed: a cheap check, not a proof).
-    """
-    if a.size <= 512:
-        return hash(a.tobytes())
-    global _weights
-    if _weights.size < a.size:
-        _weights = np.random.default_rng(0).uniform(0.5, 1.5, size=2 * a.size)
-    # einsum, not @: a BLAS dot may wake worker threads, which costs milliseconds on a busy machine
-    return np.einsum("i,i->", a.reshape(-1), _weights[: a.size]).tobytes()
-
-
-_weights = np.empty(0)
-
-
-def _checksums(data: np.ndarray, parents: tuple[Tensor, ...]) -> tuple[int | bytes | None, ...]:
-    """Checksums of an op's output and of each input's data (None: the input is itself an op
-    output that requires grad, whose own node checks its data)."""
-    return (_checksum(data), *[None if p._checksums else _checksum(p.data) for p in parents])
-
-
 def _check_unchanged(order: Sequence[Tensor]) -> None:
-    """A BackwardError naming the op if data its backward reads changed after its forward pass.
+    """A BackwardError naming the op if an array its backward reads changed since the forward.
 
-    PyTorch counts writes to every tensor (version counters); a NumPy array cannot count, so
-    ``_make`` took a checksum of each array and this compares them: changing ``.data`` in place
-    between an op and ``backward()`` would otherwise give a silently wrong gradient.
+    Assigning ``out._backward`` took a checksum of each array the closure captured
+    (``minitorch.node``); changing one in place (``x.data *= 2``, ``y.data[0] = 7``) between the
+    forward pass and ``backward()`` would otherwise give a silently wrong gradient.
     """
     for node in order:
-        saved = node._checksums
-        if not saved:
+        if node._checksums is None:
             continue
-        for index, (tensor, checksum) in enumerate(zip((node, *node._prev), saved)):
-            if checksum is not None and _checksum(tensor.data) != checksum:
-                which = "output" if index == 0 else f"input {index - 1}"
-                raise BackwardError(
-                    f"{node._op}: the data of its {which} (shape {tensor.shape}) was changed "
-                    "after the forward pass (in place, or by assigning .data), so its backward "
-                    "would use values the forward never saw; recompute the forward pass after "
-                    "changing data, or change it inside no_grad() before the forward"
-                )
+        array = saved_arrays_changed(node)
+        if array is None:
+            continue
+        owners = [name for name, t in [("output", node)] + [
+            (f"input {i}", p) for i, p in enumerate(node._prev)] if np.shares_memory(t.data, array)]
+        what = f"the data of its {' / '.join(owners)}" if owners else "an array it saved"
+        raise BackwardError(
+            f"{node._op}: {what} (shape {array.shape}) was changed in place after the forward "
+            "pass, and its backward needs the values the forward saw; recompute the forward pass "
+            "after changing data (PyTorch: 'modified by an inplace operation')"
+        )
 
 
 # @lab 02-reductions-and-shapes
