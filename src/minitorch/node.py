@@ -60,24 +60,28 @@ def checksum(a: np.ndarray) -> int | bytes:
     return np.einsum("i,i->", a.reshape(-1), _weights[: a.size]).tobytes()
 
 
-def _saved(cells: tuple[Any, ...]) -> tuple[Any, ...] | None:
-    """``(array, checksum, array, checksum, ...)`` for the arrays among a closure's cells."""
-    saved: list[Any] = []
-    for cell in cells:
-        value = cell.cell_contents
-        if type(value) is np.ndarray:
-            saved += (value, hash(value.tobytes()) if value.size <= SMALL else checksum(value))
+def _saved(cells: tuple[Any, ...]) -> tuple[int | bytes, ...] | None:
+    """The checksums of the arrays among a closure's cells, in cell order.
+
+    Only numbers: the arrays stay where they are (in the cells), so the tuple adds no
+    reference for the garbage collector to follow.
+    """
+    saved = [hash(value.tobytes()) if value.size <= SMALL else checksum(value)
+             for value in [cell.cell_contents for cell in cells]
+             if type(value) is np.ndarray]
     return tuple(saved) if saved else None
 
 
 def saved_arrays_changed(node: Node) -> np.ndarray | None:
     """The first of ``node``'s saved arrays that changed since it was saved (None: none did)."""
     saved = node._checksums
-    if saved is not None:
-        for i in range(0, len(saved), 2):
-            a = saved[i]
-            if (hash(a.tobytes()) if a.size <= SMALL else checksum(a)) != saved[i + 1]:
-                return a
+    if saved is None:
+        return None
+    arrays = [value for value in [cell.cell_contents for cell in node._backward_fn.__closure__]
+              if type(value) is np.ndarray]
+    for a, before in zip(arrays, saved):
+        if (hash(a.tobytes()) if a.size <= SMALL else checksum(a)) != before:
+            return a
     return None
 
 
