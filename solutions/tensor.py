@@ -18,6 +18,7 @@ Closures capture NumPy arrays, never Tensors: a node must not keep its inputs' g
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -26,7 +27,7 @@ import numpy as np
 
 from minitorch.errors import BackwardError, GradShapeError, ShapeError, shape_errors
 from minitorch.errors import grad_shape_message as _grad_shape_message
-from minitorch.node import Node
+from minitorch.node import GradMode, Node, saved_arrays_changed
 
 __all__ = [
     "Tensor",
@@ -41,23 +42,25 @@ __all__ = [
 Axis = int | tuple[int, ...] | None
 Backward = Callable[[np.ndarray], tuple[np.ndarray | None, ...]]
 
-_grad_enabled = True
+_grad_mode = GradMode()  # .enabled: whether ops record a graph, per thread (like torch)
 
 
 @contextmanager
 def no_grad() -> Iterator[None]:
-    """Inside ``with no_grad():`` ops record no graph (inference, parameter updates)."""
-    global _grad_enabled
-    previous, _grad_enabled = _grad_enabled, False
+    """Inside ``with no_grad():`` ops record no graph (inference, parameter updates).
+
+    It applies to the calling thread only, like ``torch.no_grad()``.
+    """
+    previous, _grad_mode.enabled = _grad_mode.enabled, False
     try:
         yield
     finally:
-        _grad_enabled = previous
+        _grad_mode.enabled = previous
 
 
 def is_grad_enabled() -> bool:
-    """True unless inside a ``no_grad()`` block."""
-    return _grad_enabled
+    """True unless inside a ``no_grad()`` block (of this thread)."""
+    return _grad_mode.enabled
 
 
 def _as_array(data: Any) -> np.ndarray:
@@ -82,16 +85,35 @@ def _as_tensor(x: Any) -> Tensor:
 
 
 def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
-    """``axis`` (None, int or tuple, possibly negative) as a sorted tuple of positive axes."""
-    if axis is None or ndim == 0:  # a 0-d tensor has nothing to reduce (torch allows dim 0)
+    """``axis`` (None, int or tuple, possibly negative) as a sorted tuple of positive axes.
+
+    None and ``()`` mean every axis (torch's ``dim=()`` reduces all, unlike NumPy's
+    ``axis=()``). A 0-d tensor accepts axis 0 and -1, like torch, and has nothing to reduce.
+    """
+    if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    try:
+        axes = (operator.index(axis),)  # int or NumPy integer
+    except TypeError:
+        axes = tuple(operator.index(a) for a in axis)
     normalized = []
     for a in axes:
-        if not -ndim <= a < max(ndim, 1):
+        if not -max(ndim, 1) <= a < max(ndim, 1):
             raise ShapeError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
         normalized.append(a % ndim if ndim else 0)
+    if not axes or not ndim:
+        return tuple(range(ndim))
     return tuple(sorted(normalized))
+
+
+def _sizes(args: tuple[Any, ...], what: str) -> tuple[int, ...]:
+    """``f(3, 5)`` or ``f((3, 5))`` as a tuple of ints; NumPy integers welcome."""
+    try:
+        if len(args) == 1 and not isinstance(args[0], int | np.integer):
+            args = tuple(args[0])
+        return tuple(operator.index(n) for n in args)
+    except TypeError:
+        raise TypeError(f"{what} must be integers, got {args!r}") from None
 
 
 class Tensor(Node):
@@ -100,6 +122,9 @@ class Tensor(Node):
     ``Tensor(data, requires_grad=False)`` copies ``data`` into a float64 array. Leaves that need
     a gradient are created with ``requires_grad=True``; an op's output requires grad when any of
     its inputs does (and grad mode is on).
+
+    ``==`` and ``hash`` are identity, as for any Python object (torch's ``==`` is elementwise):
+    ``t in visited`` and sets of tensors mean "this very node". Compare values with ``.data``.
     """
 
     __slots__ = ()  # the fields are declared in minitorch.node.Node
@@ -117,11 +142,12 @@ class Tensor(Node):
     def _make(data: np.ndarray, parents: tuple[Tensor, ...], op: str) -> Tensor:
         """The output node of ``op``: records ``parents`` only if a gradient will be needed."""
         out = Tensor.__new__(Tensor)
-        out.data = data
+        # NumPy returns a scalar, not an array, from a 0-d computation: .data is always an array
+        out.data = data if type(data) is np.ndarray else np.asarray(data, dtype=np.float64)
         out.grad = None
         out._backward = None
         # a list, not a generator: for one or two parents it is the cheaper of the two
-        if _grad_enabled and any([p.requires_grad for p in parents]):
+        if _grad_mode.enabled and any([p.requires_grad for p in parents]):
             out.requires_grad, out._prev, out._op = True, parents, op
         else:
             out.requires_grad, out._prev, out._op = False, (), ""
@@ -185,6 +211,36 @@ class Tensor(Node):
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        """The sub-tensors along axis 0 (``t[0], t[1], ...``); a 0-d tensor is not iterable."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __bool__(self) -> bool:
+        """The truth value of a one-element tensor; ambiguous (an error) for any other size."""
+        if self.data.size != 1:
+            raise RuntimeError(
+                f"the truth value of a tensor of shape {self.shape} ({self.data.size} elements) "
+                "is ambiguous; only a one-element tensor converts to bool (use .data.any() or "
+                ".data.all())"
+            )
+        return bool(self.data.reshape(()))
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """``np.asarray(t)``: the data (shared, like ``numpy()``), if ``t`` does not require grad.
+
+        For a tensor that requires grad it raises, like torch: the array would silently leave
+        the graph. Read ``t.data`` (or ``t.detach()``) to say that is what you mean.
+        """
+        if self.requires_grad:
+            raise TypeError(
+                f"cannot convert a tensor that requires grad (shape {self.shape}) to a NumPy "
+                "array implicitly: the array would leave the graph; use t.data or "
+                "np.asarray(t.detach())"
+            )
+        return np.array(self.data, dtype=dtype, copy=copy)
 
     # ------------------------------------------------------------------ operators (provided)
     def __add__(self, other: Any) -> Tensor:
@@ -293,6 +349,7 @@ class Tensor(Node):
                 )
         ### BEGIN SOLUTION
         order = self._topological_order()
+        _check_unchanged(order)  # data changed in place since the forward pass: BackwardError
         for node in order:
             if node._prev:  # intermediate nodes hold this pass's gradient only
                 node.grad = None
@@ -400,7 +457,13 @@ class Tensor(Node):
         need_b = other.requires_grad  # ln a is undefined for a <= 0: only when b needs it
 
         def _backward(g):
-            return g * b * a ** (b - 1), (g * out_data * np.log(a) if need_b else None)
+            # At a = 0 the rules meet 0 · ∞ (a ** -1, ln 0); torch's convention, kept here: a ** 0
+            # is constant in a (slope 0), and 0 ** b is constant in b for b >= 0 (slope 0).
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ga = np.where(b == 0, 0.0, g * b * a ** (b - 1))
+                if not need_b:
+                    return ga, None
+                return ga, np.where((a == 0) & (b >= 0), 0.0, g * out_data * np.log(a))
 
         out._backward = _backward
         return out
@@ -534,7 +597,7 @@ class Tensor(Node):
         """Σ over ``axis`` / number of elements summed. (...) -> reduced shape."""
         ### BEGIN SOLUTION
         count = math.prod(self.shape[a] for a in _axes(axis, self.ndim))
-        return self.sum(axis=axis, keepdims=keepdims) * (1.0 / count)
+        return self.sum(axis=axis, keepdims=keepdims) * (1.0 / count if count else math.nan)
         ### END SOLUTION
 
     @shape_errors
@@ -558,8 +621,7 @@ class Tensor(Node):
     @shape_errors
     def reshape(self, *shape: int | Sequence[int]) -> Tensor:
         """The same elements in a new shape (``reshape(3, 5)`` or ``reshape((3, 5))``)."""
-        if len(shape) == 1 and not isinstance(shape[0], int):
-            shape = tuple(shape[0])
+        shape = _sizes(shape, "reshape: sizes")
         ### BEGIN SOLUTION
         in_shape = self.shape
         out = Tensor._make(self.data.reshape(shape), (self,), "reshape")
@@ -574,8 +636,7 @@ class Tensor(Node):
     @shape_errors
     def transpose(self, *axes: int | Sequence[int]) -> Tensor:
         """Permute the axes (none given: reverse them). (d0, d1, ...) -> permuted shape."""
-        if len(axes) == 1 and not isinstance(axes[0], int):
-            axes = tuple(axes[0])
+        axes = _permutation(_sizes(axes, "transpose: axes"), self.ndim)  # -1 -> ndim - 1
         ### BEGIN SOLUTION
         perm = tuple(axes) if axes else tuple(reversed(range(self.ndim)))
         out = Tensor._make(self.data.transpose(perm), (self,), "transpose")
@@ -603,10 +664,7 @@ class Tensor(Node):
 
     def getitem(self, index: Any) -> Tensor:
         """``a[index]``: slices, integers, integer arrays (repeated indices accumulate)."""
-        if isinstance(index, Tensor):
-            index = _integer_index(index)
-        elif isinstance(index, tuple):
-            index = tuple(_integer_index(i) if isinstance(i, Tensor) else i for i in index)
+        index = _own_index(index)
         try:
             selected = self.data[index]
         except IndexError as err:
@@ -662,7 +720,7 @@ class Tensor(Node):
     def softmax(self, axis: int = -1) -> Tensor:
         """e^a / Σ e^a along ``axis`` (the max is subtracted first). (...) -> (...)."""
         ### BEGIN SOLUTION
-        e = np.exp(self.data - self.data.max(axis=axis, keepdims=True))
+        e = np.exp(self.data - self.data.max(axis=axis, keepdims=True, initial=-np.inf))
         s = e / e.sum(axis=axis, keepdims=True)
         out = Tensor._make(s, (self,), "softmax")
 
@@ -677,7 +735,7 @@ class Tensor(Node):
     def log_softmax(self, axis: int = -1) -> Tensor:
         """a - log Σ e^a along ``axis``, through log-sum-exp. (...) -> (...)."""
         ### BEGIN SOLUTION
-        z = self.data - self.data.max(axis=axis, keepdims=True)
+        z = self.data - self.data.max(axis=axis, keepdims=True, initial=-np.inf)
         out_data = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
         out = Tensor._make(out_data, (self,), "log_softmax")
 
@@ -742,6 +800,31 @@ def _accumulate(node: Tensor, g: np.ndarray, grad_output: np.ndarray) -> None:
         node.grad = g.copy() if shared and not node._prev else g
     else:
         node.grad = node.grad + g
+    if type(node.grad) is not np.ndarray:  # NumPy computes 0-d results as scalars
+        node.grad = np.asarray(node.grad, dtype=np.float64)
+
+
+def _check_unchanged(order: Sequence[Tensor]) -> None:
+    """A BackwardError naming the op if an array its backward reads changed since the forward.
+
+    Assigning ``out._backward`` took a checksum of each array the closure captured
+    (``minitorch.node``); changing one in place (``x.data *= 2``, ``y.data[0] = 7``) between the
+    forward pass and ``backward()`` would otherwise give a silently wrong gradient.
+    """
+    for node in order:
+        if node._checksums is None:
+            continue
+        array = saved_arrays_changed(node)
+        if array is None:
+            continue
+        owners = [name for name, t in [("output", node)] + [
+            (f"input {i}", p) for i, p in enumerate(node._prev)] if np.shares_memory(t.data, array)]
+        what = f"the data of its {' / '.join(owners)}" if owners else "an array it saved"
+        raise BackwardError(
+            f"{node._op}: {what} (shape {array.shape}) was changed in place after the forward "
+            "pass, and its backward needs the values the forward saw; recompute the forward pass "
+            "after changing data (PyTorch: 'modified by an inplace operation')"
+        )
 
 
 # @lab 02-reductions-and-shapes
@@ -823,11 +906,39 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.asarray(_erf_ufunc(x), dtype=np.float64)
 
 
-def _integer_index(t: Tensor) -> np.ndarray:
-    """A Tensor used as an index: its values must be whole numbers (Tensors hold floats)."""
-    if not np.all(t.data == np.round(t.data)):
-        raise IndexError(f"getitem: a Tensor index must hold whole numbers, got {t.data.ravel()[:5]}")
-    return t.data.astype(np.intp)
+def _permutation(axes: tuple[int, ...], ndim: int) -> tuple[int, ...]:
+    """``axes`` of ``transpose`` with negative axes made positive; () stays () (reverse all).
+
+    The backward's inverse permutation, ``np.argsort(axes)``, needs the positive form: the
+    argsort of (-1, 0) is (0, 1), not the inverse (1, 0) of the permutation (1, 0).
+    """
+    if axes and sorted(a % ndim if -ndim <= a < ndim else a for a in axes) != list(range(ndim)):
+        raise ShapeError(
+            f"transpose: axes {axes} are not a permutation of the {ndim} axes of the tensor "
+            f"(each of 0..{ndim - 1}, or its negative form, exactly once)"
+        )
+    return tuple(a % ndim for a in axes)
+
+
+def _own_index(index: Any) -> Any:
+    """``index`` with its arrays and lists copied: the backward must not see later changes.
+
+    A Tensor is refused, as torch refuses float tensors as indices: Tensors hold float64 values,
+    and reading 0.0/1.0 as positions would silently mistake a mask for indices.
+    """
+    if isinstance(index, tuple):
+        return tuple(_own_index(i) for i in index)
+    if isinstance(index, Tensor):
+        raise IndexError(
+            f"getitem: a Tensor (float64, shape {index.shape}) cannot be used as an index; "
+            "index with integers, slices or an integer array (e.g. t.data.astype(int))"
+        )
+    if isinstance(index, np.ndarray):
+        return index.copy()
+    if isinstance(index, list):  # NumPy reads a list as an array; [] as an empty integer one
+        array = np.array(index)
+        return array.astype(np.intp) if array.size == 0 else array
+    return index
 
 
 def _class_targets(targets: Any, logits_shape: tuple[int, ...]) -> np.ndarray:
@@ -840,7 +951,7 @@ def _class_targets(targets: Any, logits_shape: tuple[int, ...]) -> np.ndarray:
     n, c = logits_shape
     if n == 0:
         raise ShapeError("cross_entropy: an empty batch (N = 0) has no mean loss")
-    t = targets.data if isinstance(targets, Tensor) else np.asarray(targets)
+    t = targets.data if isinstance(targets, Tensor) else np.array(targets)  # a copy: ours
     if t.dtype.kind == "f" and np.all(np.isfinite(t)) and np.all(t == np.round(t)):
         t = t.astype(np.intp)
     if t.dtype.kind not in "iu":

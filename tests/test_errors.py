@@ -111,13 +111,6 @@ def test_an_axis_error_names_the_op():
         t((2, 3)).max(axis=2)
 
 
-def test_a_tensor_index_must_hold_whole_numbers():
-    x = t((3,))
-    np.testing.assert_allclose(x[mt.Tensor([2.0, 0.0])].shape, (2,))
-    with pytest.raises(IndexError, match=r"whole numbers, got \[0.7\]"):
-        x[mt.Tensor([0.7])]
-
-
 def test_cross_entropy_of_an_empty_batch():
     with pytest.raises(mt.ShapeError, match="empty batch"):
         mt.cross_entropy(t((0, 3)), np.array([], dtype=int))

@@ -64,8 +64,8 @@ return order
 """
 
 _POWER_RULE_PLANT = Plant("Tensor.pow", ("pow", "pow_scalar"), ((
-    "return g * b * a ** (b - 1), (g * out_data * np.log(a) if need_b else None)",
-    "return g * b * a ** b, (g * out_data * np.log(a) if need_b else None)"),),
+    "ga = np.where(b == 0, 0.0, g * b * a ** (b - 1))",
+    "ga = np.where(b == 0, 0.0, g * b * a ** b)"),),
     what="power rule written as b·a^b instead of b·a^(b-1)")
 
 # Planted versions of catalog mistakes, by mistake id. They hold reference lines verbatim, so
