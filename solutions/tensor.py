@@ -299,8 +299,8 @@ class Tensor(Node):
         visited: set[int] = set()
         stack: list[tuple[Tensor, bool]] = [(self, False)]
         while stack:
-            node, children_done = stack.pop()
-            if children_done:  # all its parents are already in `order`
+            node, parents_done = stack.pop()
+            if parents_done:  # all its parents are already in `order`
                 order.append(node)
                 continue
             if id(node) in visited:

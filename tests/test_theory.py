@@ -4,6 +4,7 @@ Every fenced ```python block of a theory file runs against the reference engine,
 order, all blocks of one file sharing one namespace. Non-runnable sketches use ```text.
 """
 
+import json
 import os
 import re
 import sys
@@ -168,6 +169,7 @@ INLINE_CODE = re.compile(r"`[^`]*`")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 README = ROOT / "README.md"
 README_LEARNER_END = "## For instructors"  # README.md is Spanish up to this heading
+STUDENT_NOTEBOOKS = ROOT / "notebooks"
 
 
 def _avoided(lang):
@@ -219,5 +221,40 @@ def test_glossary_terms_are_used(lang):
             hits.append(f"{_rel(path)}:{number}: {', '.join(map(repr, found))}")
     assert not hits, (
         f"{len(hits)} variant(s) that {_rel(GLOSSARY[lang])} says to avoid; use its term instead:\n"
+        + "\n".join(hits)
+    )
+
+
+def _notebook_prose():
+    """(notebook, cell index, line) for every prose line of the student notebooks' markdown cells."""
+    for path in sorted(STUDENT_NOTEBOOKS.glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for index, cell in enumerate(cells):
+            if cell["cell_type"] != "markdown":
+                continue
+            in_fence = False
+            for line in "".join(cell["source"]).splitlines():
+                if FENCE.match(line):
+                    in_fence = not in_fence
+                    continue
+                if not in_fence:
+                    yield path, index, LINK_TARGET.sub("](…)", INLINE_CODE.sub("`…`", line))
+
+
+def test_glossary_terms_are_used_in_notebooks():
+    """No variant the Spanish glossary rejects appears in the student notebooks' markdown prose."""
+    avoided = _avoided("es")
+    assert avoided, f"{_rel(GLOSSARY['es'])}: no phrases in its '{AVOID_COLUMN['es']}' column"
+    assert sorted(STUDENT_NOTEBOOKS.glob("*.ipynb")), f"no notebooks in {_rel(STUDENT_NOTEBOOKS)}"
+    patterns = {p: re.compile(r"(?<!\w)" + re.escape(p), re.IGNORECASE) for p in avoided}
+    hits = []
+    for path, index, prose in _notebook_prose():
+        found = [phrase for phrase, pattern in patterns.items() if pattern.search(prose)]
+        if found:
+            hits.append(f"{_rel(path)} cell [{index}]: {', '.join(map(repr, found))}: "
+                        f"{prose.strip()[:160]}")
+    assert not hits, (
+        f"{len(hits)} line(s) of notebook prose use a variant that {_rel(GLOSSARY['es'])} says to "
+        "avoid; use its term instead (fix solutions/notebooks/, then make notebooks):\n"
         + "\n".join(hits)
     )

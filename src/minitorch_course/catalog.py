@@ -29,7 +29,7 @@ LABS = {
     "00-tensor-skeleton": "Lab 00: el esqueleto del tensor",
     "01-elementwise-ops": "Lab 01: operaciones elemento a elemento",
     "02-reductions-and-shapes": "Lab 02: reducciones y formas (shapes)",
-    "03-matmul-softmax-ce": "Lab 03: matmul, softmax y cross-entropy",
+    "03-matmul-softmax-ce": "Lab 03: matmul, softmax y entropía cruzada",
     "06-extension-silu": "Lab 06: extensión silu",
 }
 

@@ -90,7 +90,7 @@ c.CourseDirectory.ignore = [
 c.Autograde.exclude_overwriting = {{"{ASSIGNMENT}": ["{GRADED_FILE}"]}}
 c.Execute.timeout = {CELL_TIMEOUT}
 # An exercise's placeholder must not crash the student notebook: only graded cells may fail.
-c.ClearSolutions.code_stub = {{"python": "# TU RESPUESTA AQUÍ (your answer here)"}}
+c.ClearSolutions.code_stub = {{"python": "# TU RESPUESTA AQUÍ"}}
 
 # Hidden tests (the quiz's answers): nbgrader releases them stripped, so without this every
 # honest submission logs "checksum ... has changed" for each cell that has some; and nbgrader's

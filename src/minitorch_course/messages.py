@@ -298,7 +298,7 @@ FACTS: dict[str, Callable[[dict], str]] = {
     "topo-recursion": lambda p: (
         f"_topological_order on {TOPO_GRAPHS[p['graph']]}: RecursionError. A recursive "
         "depth-first search overflows Python's call stack (about 1000 frames); use a while loop "
-        "over an explicit stack of (node, children_done) pairs."),
+        "over an explicit stack of (node, parents_done) pairs."),
     "topo-not-list": lambda p: (
         f"_topological_order on {TOPO_GRAPHS[p['graph']]}: returned {p['type']}, expected a "
         "list of Tensors"),
