@@ -26,11 +26,10 @@ import time
 from dataclasses import dataclass, field
 from types import ModuleType
 
+from heldout import apply
 from minitorch_course import messages, mutants, runner
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME
-from minitorch_course.outcomes import FAIL
-
-from heldout import apply
+from minitorch_course.outcomes import FAIL, Outcome
 
 
 @dataclass
@@ -44,6 +43,7 @@ class Score:
     block: str = ""  # the diagnosis block of the first failing row
     diagnosis_kind: str = ""
     seconds: float = 0.0
+    outcome: Outcome | None = None  # the first failing row's first problem
 
     @property
     def caught(self) -> bool:
@@ -65,30 +65,36 @@ def mistake_name(mistake: ModuleType) -> str:
     return mistake.__name__.rsplit(".", 1)[-1]
 
 
-def score(mistake: ModuleType, max_examples: int = 25) -> Score:
-    """Run the course checks on the reference with ``mistake`` planted."""
+def score(mistake: ModuleType, max_examples: int = 25, first: bool = False) -> Score:
+    """Run the course checks on the reference with ``mistake`` planted; ``first``: stop at the
+    first failing row (all that caught, op named and the block need)."""
     start = time.perf_counter()
     name = mistake_name(mistake)
     impl = runner.load_impl(source=apply.mutated_source(mistake), name=f"heldout_{name}")
     s = Score(name, mistake.OP, mistake.KIND)
-    reports = runner.run(None, impl, runner.GRADED_SUITES, max_examples,
-                         mutants.GRADCHECK_MAX_SIZE)
-    for report in reports:
+    reports = []
+    for row in runner.rows():
+        report = runner.run_row(row, impl, runner.GRADED_SUITES, max_examples,
+                                mutants.GRADCHECK_MAX_SIZE)
+        reports.append(report)
         if report.status == FAIL:
             s.failing.append(report.row)
+            if first:
+                break
     if s.failing:
         first = next(r for r in reports if r.row == s.failing[0])
         problem = first.first_problem
         s.block = messages.block(problem)
+        s.outcome = problem
         s.diagnosis_kind = problem.kind
     s.seconds = time.perf_counter() - start
     return s
 
 
-def score_all(names: list[str] | None = None) -> list[Score]:
+def score_all(names: list[str] | None = None, first: bool = False) -> list[Score]:
     chosen = [m for m in apply.all_mistakes() if not names or mistake_name(m) in names
               or mistake_name(m)[:3] in names]
-    return [score(m) for m in chosen]
+    return [score(m, first=first) for m in chosen]
 
 
 def markdown(scores: list[Score]) -> str:
@@ -109,9 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="mistakes (m07 or the module name); default all")
     parser.add_argument("--markdown", help="write every diagnosis block to this file")
+    parser.add_argument("--first", action="store_true",
+                        help="stop each mistake at its first failing row (faster)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    scores = score_all(args.names)
+    scores = score_all(args.names, args.first)
     for s in scores:
         mark = "✓" if s.caught and s.named else "✗"
         print(f"{mark} {s.name:48s} {s.seconds:4.1f}s caught={s.caught} named={s.named} "
