@@ -141,7 +141,8 @@ def full_report(reports: list[RowReport], style: Style) -> str:
                     out.append(f"      Hypothesis, {worst.case.strip(' ()')}; the example below "
                                "is its shrunk (smallest) counterexample")
                 elif worst.case:
-                    out.append(f"      smallest failing case: {worst.case}")
+                    out.append(f"      failing case explained: {worst.case} (of the failing "
+                               "cases, the one that best tells mistakes apart, then the smallest)")
                 if worst.kind:
                     out.append(f"      diagnosis: {messages.label(worst.kind)}")
                 out.append(textwrap.indent(messages.block(worst), "      ",

@@ -102,10 +102,8 @@ def _params(op: Op | None, k: Evidence) -> dict:
     p: dict[str, Any] = {}
     if op is not None:
         p.update(method=op.method, formula=op.formula)
-    p.update(index=k.index, axis_kw=k.case.kwargs.get("axis", 0 if op is not None
-                                                       and op.family in ("concatenation",
-                                                                         "same-shapes")
-                                                       else None))
+    # the axis a hint may name ({axis_kw}); cat's and stack's default is 0
+    p.update(index=k.index, axis_kw=k.case.kwargs.get("axis", 0))
     if k.inputs:
         x = k.inputs[0]
         p.update(size=int(x.size), batch=int(k.batch))
