@@ -253,9 +253,10 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
         bad = ~np.isfinite(got)
         signs = [j for j, a in enumerate(inputs or []) if np.shape(a) == got.shape
                  and ((a < 0) == bad).all()]
-        return Diagnosis("unstable-backward", "nonfinite-backward", {
-            "count": int(bad.sum()), "size": int(got.size), "index": index,
-            "negative": signs[0] if signs else -1})
+        return Diagnosis("local-derivative" if signs else "unstable-backward",
+                         "nonfinite-backward", {"count": int(bad.sum()), "size": int(got.size),
+                                                "index": index,
+                                                "negative": signs[0] if signs else -1})
     k = Evidence(case, list(inputs) if inputs is not None else [], index, upstream, want,
                  "backward", wants=wants, output=output, oracle=oracle)
     known = _predicted(op, k, got, "backward", rtol, atol)
@@ -278,7 +279,7 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
     ratios = got[nonzero] / want[nonzero]
     varying = _varying_factor(k, got, want, nonzero)
     if varying:
-        return Diagnosis("factor", "factor-of-input", {**generic, **varying})
+        return Diagnosis("local-derivative", "factor-of-input", {**generic, **varying})
     r = float(np.median(ratios))
     zero_ok = np.allclose(got[~nonzero], 0.0, atol=max(atol, 1e-12) * 10)
     if (zero_ok and np.isfinite(r) and not np.isclose(r, 1.0, rtol=1e-3)
