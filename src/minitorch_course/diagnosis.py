@@ -282,9 +282,12 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
         return Diagnosis("local-derivative", "factor-of-input", {**generic, **varying})
     r = float(np.median(ratios))
     zero_ok = np.allclose(got[~nonzero], 0.0, atol=max(atol, 1e-12) * 10)
+    # a constant right gradient fits any formula up to a factor: then only a whole-number
+    # factor (a count, a batch size) or its inverse is worth naming
+    varies = len(set(np.round(np.abs(want[nonzero]), 9))) > 1
+    whole = r != 0 and (np.isclose(r, round(r)) or np.isclose(1 / r, round(1 / r)))
     if (zero_ok and np.isfinite(r) and not np.isclose(r, 1.0, rtol=1e-3)
-            and np.allclose(ratios, r, rtol=max(rtol, 1e-6) * 10)
-            and len(set(np.round(np.abs(want[nonzero]), 9))) > 1):
+            and np.allclose(ratios, r, rtol=max(rtol, 1e-6) * 10) and (varies or whole)):
         copies = _copies(k)
         if copies > 1 and np.isclose(r * copies, 1.0):
             return Diagnosis("factor", "factor-averaged-copies",
