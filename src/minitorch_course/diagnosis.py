@@ -11,12 +11,19 @@ wherever it was made: in ``unbroadcast``, in the engine, or inside one op's ``_b
 In order:
 
 1. no gradient at all; a gradient of the wrong shape (reverse broadcasting missing, keepdims
-   lost, transposed, reshaped);
+   lost, transposed, reshaped); inf/NaN (located: exactly where an input is negative?);
 2. a known wrong answer: one of the row's typical mistakes whose prediction, recomputed from
    the inputs and the upstream gradient, equals what minitorch produced;
-3. zeros, a flipped sign, a transpose, a constant factor (double counting, a missing divisor);
+3. with at least two non-zero elements only (one number is a multiple of any other): zeros, a
+   flipped sign, another input's gradient (swapped), the local derivative without the upstream
+   g, the derivative taken at the output, a transpose, a factor equal to an input (varies per
+   element), a constant factor (the number of broadcast copies, a count, double counting);
 4. wrong only at the positions a typical mistake predicts (ties, repeated indices), or only
-   where it should not be zero.
+   where it should not be zero; else it says how many elements are wrong, and no more.
+
+The runner explains the failing case that best tells mistakes apart (``Outcome.rank``: a
+specific diagnosis before a generic one, 2-D inputs before 0-d/1-D ones), not merely the
+smallest.
 
 Crashes get the same treatment: a ``GradShapeError`` names the axes to sum (from its fields),
 a broadcasting error gets the shapes aligned to the right, a ``RecursionError`` names the
