@@ -654,16 +654,7 @@ OPS: tuple[Op, ...] = (
     # ------------------------------------------------------------ lab 06: the extension
     Op("silu", "silu", "06-extension-silu", lambda m, a: a.silu(),
        lambda t, a: t.nn.functional.silu(a), (REAL,), UNARY_CASES, "unary",
-       formula="a·σ(a)", mistakes=(
-           Mistake("silu_uses_sigmoid_derivative", "local-derivative",
-                   "silu's backward used sigmoid's derivative σ(a)(1 - σ(a)); silu(a) = a·σ(a) "
-                   "is a product: d/da = σ(a) + a·σ(a)(1 - σ(a)).",
-                   predict=lambda k: k.g * _sigmoid(k.x) * (1.0 - _sigmoid(k.x))),
-           Mistake("silu_forgets_product_rule", "local-derivative",
-                   "silu's backward kept only σ(a): silu(a) = a·σ(a) is a product, so the "
-                   "derivative also has the term a·σ(a)(1 - σ(a)).",
-                   predict=lambda k: k.g * _sigmoid(k.x)),
-       )),
+       formula="a·σ(a)"),
 )
 
 BY_NAME: dict[str, Op] = {op.name: op for op in OPS}

@@ -104,9 +104,6 @@ PLANTS: dict[str, Plant] = {
     "sigmoid_forgets_upstream": Plant("Tensor.sigmoid", ("sigmoid",), ((
         "return (g * s * (1.0 - s),)", "return (s * (1.0 - s),)"),),
         what="sigmoid's backward returns σ(1 - σ) without multiplying by g"),
-    "silu_uses_sigmoid_derivative": Plant("Tensor.silu", ("silu",), ((
-        "return (g * s * (1.0 + a * (1.0 - s)),)", "return (g * s * (1.0 - s),)"),),
-        what="silu's backward uses sigmoid's derivative"),
     "reshape_backward_flattens": Plant("Tensor.reshape", ("reshape",), ((
         "return (g.reshape(in_shape),)", "return (g.reshape(-1),)"),),
         what="reshape's backward flattens g instead of restoring the input's shape"),
