@@ -32,7 +32,7 @@ CHECK_BROKEN := make check no ha podido comprobar tu trabajo: el mensaje de arri
 # This checkout's packages, whatever checkout an active environment's editable install points at.
 SRC := PYTHONPATH=$(CURDIR)/src
 
-.PHONY: help lab test suites lint check stubs notebooks render mutants bench venv clean
+.PHONY: help lab test suites lint check stubs notebooks render mutants heldout bench venv clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -84,6 +84,9 @@ render: $(STAMP)  ## maintainers: re-run the instructor notebooks on the referen
 
 mutants: $(STAMP)  ## maintainers: the catalog of planted mistakes: caught and diagnosed?
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_course.mutants
+
+heldout: $(STAMP)  ## maintainers: score the diagnosis on the held-out mistakes (tests/heldout/)
+	cd tests && MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m heldout.score $(if $(MD),--markdown $(MD))
 
 bench: $(STAMP)  ## maintainers: speed and memory against raw NumPy, PyTorch and MyGrad
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/bench.py

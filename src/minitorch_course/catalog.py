@@ -99,7 +99,8 @@ KINDS: tuple[str, ...] = (
     "sign", "factor", "ties", "repeated-indices", "softmax-sum-term", "exp-uses-input",
     "local-derivative", "unstable-forward", "unstable-backward", "forward", "forward-shape",
     "recursion", "double-counting", "topological-order", "accumulate", "freed-graph", "engine",
-    "shape-error", "crash", "values",
+    "shape-error", "crash", "values", "swapped-inputs", "missing-upstream", "at-output",
+    "wrong-axis", "stale-grad",
 )
 
 
@@ -114,6 +115,10 @@ class Evidence:
     want: np.ndarray | None = None  # the right output or gradient
     stage: str = ""  # forward | backward | gradcheck
     error: BaseException | None = None  # for crashes
+    wants: list | None = None  # the right gradient of every input (None where there is none)
+    output: np.ndarray | None = None  # the right forward output
+    # the right input gradients at other inputs / another upstream: (inputs, upstream) -> grads
+    oracle: Callable[[list[np.ndarray], np.ndarray], list] | None = None
 
     @property
     def x(self) -> np.ndarray:
@@ -149,7 +154,7 @@ class Mistake:
     """A typical mistake for a row: a stable id, a kind (``KINDS``), what it predicts, a hint.
 
     ``predict`` returns the output (stage forward) or input gradient (stage backward) the
-    mistake would produce, or None where it does not apply; ``where`` returns the positions it
+    mistake would produce (or a list of candidates), or None where it does not apply; ``where`` returns the positions it
     would get wrong (a mask), for mistakes that are right elsewhere; ``applies`` says whether a
     crash or a wrongly shaped forward fits it. A mistake without any of them is still named by
     the generic diagnosis (a sign, a missing gradient...); ``mutants.PLANTS`` proves it by
@@ -237,6 +242,12 @@ REDUCTION_MISTAKES = (
             "reduced shape; put the reduced axes back as size 1 (np.expand_dims(g, axes), unless "
             "keepdims=True) before broadcasting it to the input's shape.",
             stages=("crash",), applies=_reduction_backward_crash),
+    Mistake("reduction_backward_expands_kept_axes", "keepdims",
+            "{method}'s backward crashed on a case with keepdims=True: {raised}. With "
+            "keepdims=True the upstream gradient already has the reduced axes as 1s; put them "
+            "back (np.expand_dims) only when keepdims=False.",
+            stages=("crash",), applies=lambda k: k.stage == "backward"
+            and bool(k.case.kwargs.get("keepdims")) and isinstance(k.error, ValueError)),
 )
 KEEPDIMS_LOST_HINT = ("keepdims lost in {method}'s backward: the upstream gradient was broadcast "
                       "without putting the reduced axes back first, so its values landed on the "
@@ -359,7 +370,9 @@ OPS: tuple[Op, ...] = (
     Op("add", "add", "01-elementwise-ops", lambda m, a, b: a + b, lambda t, a, b: a + b,
        (REAL,), BINARY_CASES, "binary", broadcasting=True, formula="a + b"),
     Op("sub", "sub", "01-elementwise-ops", lambda m, a, b: a - b, lambda t, a, b: a - b,
-       (REAL,), BINARY_CASES, "binary", broadcasting=True, formula="a - b"),
+       (REAL,), BINARY_CASES, "binary", broadcasting=True, formula="a - b", mistakes=(
+           Mistake("sub_second_forgets_upstream", "missing-upstream"),
+       )),
     Op("mul", "mul", "01-elementwise-ops", lambda m, a, b: a * b, lambda t, a, b: a * b,
        (REAL,), BINARY_CASES, "binary", broadcasting=True, formula="a * b", mistakes=(
            Mistake("mul_forgets_second_parent", "missing-grad"),
@@ -368,6 +381,7 @@ OPS: tuple[Op, ...] = (
        (REAL, AWAY_FROM_ZERO), BINARY_CASES, "binary", broadcasting=True, formula="a / b",
        mistakes=(
            Mistake("div_quotient_rule_sign", "sign"),
+           Mistake("div_gradients_swapped", "swapped-inputs"),
        )),
     Op("pow", "pow", "01-elementwise-ops", lambda m, a, b: a**b, lambda t, a, b: a**b,
        (POSITIVE, REAL), BINARY_CASES, "binary", broadcasting=True, points=1, formula="a ** b",
@@ -391,11 +405,14 @@ OPS: tuple[Op, ...] = (
                    "derivative of e^a is e^a itself: multiply by the forward's output (save it "
                    "in the forward, the closure can reuse it).",
                    predict=lambda k: k.g * k.x),
+           Mistake("exp_backward_exponentiates_output", "at-output"),
        )),
     Op("log", "log", "01-elementwise-ops", lambda m, a: a.log(), lambda t, a: a.log(),
        (POSITIVE,), UNARY_CASES, "unary", points=1, formula="ln a"),
     Op("sqrt", "sqrt", "01-elementwise-ops", lambda m, a: a.sqrt(), lambda t, a: a.sqrt(),
-       (POSITIVE,), UNARY_CASES, "unary", points=1, formula="√a"),
+       (POSITIVE,), UNARY_CASES, "unary", points=1, formula="√a", mistakes=(
+           Mistake("sqrt_forgets_one_half", "factor"),
+       )),
     Op("relu", "relu", "01-elementwise-ops", lambda m, a: a.relu(), lambda t, a: a.relu(),
        (AWAY_FROM_ZERO,), UNARY_CASES, "unary", points=1, formula="max(a, 0)", mistakes=(
            Mistake("relu_backward_uses_output", "local-derivative",
@@ -436,6 +453,7 @@ OPS: tuple[Op, ...] = (
            Mistake("tanh_derivative_not_squared", "local-derivative",
                    "tanh's derivative is 1 - tanh²(a), not 1 - tanh(a): square the output.",
                    predict=lambda k: k.g * (1.0 - np.tanh(k.x))),
+           Mistake("tanh_derivative_sign", "sign"),
        )),
     Op("sigmoid", "sigmoid", "01-elementwise-ops", lambda m, a: a.sigmoid(),
        lambda t, a: a.sigmoid(), (REAL,), UNARY_CASES, "unary", points=1, formula="1/(1+e^-a)",
@@ -446,6 +464,7 @@ OPS: tuple[Op, ...] = (
            Mistake("sigmoid_derivative_of_the_input", "local-derivative",
                    "sigmoid's derivative is σ(a)(1 - σ(a)), written with the output s = σ(a), "
                    "not with the input a.", predict=lambda k: k.g * k.x * (1.0 - k.x)),
+           Mistake("sigmoid_forgets_upstream", "missing-upstream"),
        )),
     # ------------------------------------------------------------ lab 02: reductions, shapes
     Op("sum", "sum", "02-reductions-and-shapes", lambda m, a, **k: a.sum(**k), _torch_sum,
@@ -486,7 +505,9 @@ OPS: tuple[Op, ...] = (
        lambda m, a, shape: a.reshape(shape), lambda t, a, shape: a.reshape(shape), (REAL,),
        (Case(((3, 5),), {"shape": (15,)}), Case((GRID,), {"shape": (60, 5)}),
         Case(((3, 5),), {"shape": (5, 3)}), Case(((),), {"shape": (1, 1)})),
-       "new-shape", points=1, formula="reshape"),
+       "new-shape", points=1, formula="reshape", mistakes=(
+           Mistake("reshape_backward_flattens", "reshaped"),
+       )),
     Op("transpose", "transpose", "02-reductions-and-shapes",
        lambda m, a, axes=None: a.transpose(*(axes or ())),
        lambda t, a, axes=None: a.permute(tuple(axes or reversed(range(a.ndim)))), (REAL,),
@@ -520,12 +541,32 @@ OPS: tuple[Op, ...] = (
        lambda m, *ts, axis=0: m.cat(ts, axis=axis), lambda t, *ts, axis=0: t.cat(ts, dim=axis),
        (REAL,), (Case(((2, 5), (3, 5))), Case(((3, 2), (3, 4), (3, 1)), {"axis": 1}),
                  Case(((20, 3, 2), (20, 3, 3)), {"axis": -1})),
-       "concatenation", points=1, formula="concatenate"),
+       "concatenation", points=1, formula="concatenate", mistakes=(
+           Mistake("cat_pieces_cut_at_wrong_offsets", "shape",
+                   "cat's backward handed input {index} a piece of g of shape {got}, but the "
+                   "input is {want}: they differ only along the concatenation axis "
+                   "(axis={axis_kw}), so g was cut at the wrong places. The cut points are the "
+                   "cumulative offsets of the sizes (np.cumsum(sizes)[:-1] for np.split), not "
+                   "the sizes themselves.",
+                   stages=("grad-shape",), applies=lambda k: _piece_differs(k, along=True)),
+           Mistake("cat_pieces_cut_along_wrong_axis", "wrong-axis",
+                   "cat's backward handed input {index} a piece of g of shape {got}, but the "
+                   "input is {want}: they differ on an axis other than the concatenation axis "
+                   "(axis={axis_kw}), so g was cut along the wrong axis: np.split(g, offsets, "
+                   "axis=axis).",
+                   stages=("grad-shape",), applies=lambda k: _piece_differs(k, along=False)),
+       )),
     Op("stack", "stack", "02-reductions-and-shapes",
        lambda m, *ts, axis=0: m.stack(ts, axis=axis),
        lambda t, *ts, axis=0: t.stack(ts, dim=axis), (REAL,),
        (Case(((3, 5),) * 3), Case(((3, 5),) * 2, {"axis": -1}), Case(((5,),) * 4, {"axis": 1})),
-       "same-shapes", points=1, formula="stack"),
+       "same-shapes", points=1, formula="stack", mistakes=(
+           Mistake("stack_unstacks_wrong_axis", "wrong-axis",
+                   "stack's backward handed input {index} a slice of g of shape {got}, but the "
+                   "input is {want}: input i's gradient is g's slice i along the stacking axis "
+                   "(axis={axis_kw}): np.moveaxis(g, axis, 0)[i].",
+                   stages=("grad-shape",), applies=lambda k: True),
+       )),
     # ------------------------------------------------------------ lab 03
     Op("matmul", "matmul", "03-matmul-softmax-ce", lambda m, a, b: a @ b,
        lambda t, a, b: a @ b, (REAL,),
@@ -533,6 +574,14 @@ OPS: tuple[Op, ...] = (
         Case(((4,), (4,))), Case(((20, 3, 4), (20, 4, 5)))) +
        tuple(Case(pair) for pair in MATMUL_BROADCAST_PAIRS),
        "matrix-operands", formula="a @ b", broadcast_cases=MATMUL_BROADCAST_CASES, mistakes=(
+           Mistake("matmul_operand_not_transposed", "transposed",
+                   "matmul's backward crashed on plain 2-D operands: {raised}. With a (N, K), "
+                   "b (K, M) and g (N, M), grad_a = g @ bᵀ is (N, K) and grad_b = aᵀ @ g is "
+                   "(K, M): check which operand each product transposes.",
+                   stages=("crash",), applies=lambda k: k.stage == "backward" and isinstance(
+                       k.error, ValueError) and len(k.inputs) == 2
+                   and all(a.ndim == 2 for a in k.inputs)),
+           Mistake("matmul_grad_b_not_transposed", "transposed"),
            Mistake("matmul_T_reverses_batch_axes", "transposed",
                    "matmul's backward crashed on batched operands: {raised}. On an array with "
                    "more than 2 axes, .T (and np.transpose without axes) reverses EVERY axis, "
@@ -549,6 +598,11 @@ OPS: tuple[Op, ...] = (
                    "depends on every input of its row, so it is s·(g - Σ g·s) (sum along the "
                    "softmax axis, keepdims=True).",
                    predict=lambda k: _softmax(k.x, k.case.kwargs.get("axis", -1)) * k.g),
+           Mistake("softmax_sum_along_other_axis", "wrong-axis",
+                   "softmax's backward sums g·s along another axis than the softmax's: the sum "
+                   "term of s·(g - Σ g·s) runs along the softmax axis (axis=axis, "
+                   "keepdims=True), the same axis the forward normalised.",
+                   predict=lambda k: _other_axis_jvp(k, log=False)),
            Mistake("softmax_diagonal_only", "softmax-sum-term",
                    "Softmax backward used only the Jacobian's diagonal s·(1 - s); the "
                    "off-diagonal terms -s_i·s_j give the sum term: s·(g - Σ g·s).",
@@ -563,6 +617,10 @@ OPS: tuple[Op, ...] = (
                    "log_softmax backward without the sum term: it returned g, but log Σ e^a "
                    "depends on every input too: g - softmax(a)·Σ g (sum along the axis, "
                    "keepdims=True).", predict=lambda k: k.g.copy()),
+           Mistake("log_softmax_sum_along_other_axis", "wrong-axis",
+                   "log_softmax's backward sums g along another axis than the op's: in "
+                   "g - softmax(a)·Σ g the sum runs along the log_softmax axis (keepdims=True).",
+                   predict=lambda k: _other_axis_jvp(k, log=True)),
            Mistake("log_softmax_softmax_times_g", "softmax-sum-term",
                    "log_softmax backward: the softmax must multiply Σ g (the sum along the "
                    "axis), not g itself: g - softmax(a)·Σ g.",
@@ -588,6 +646,10 @@ OPS: tuple[Op, ...] = (
                    "divided by the batch size N = {batch} once too often.",
                    predict=lambda k: k.want / k.batch if k.batch > 1 else None),
            Mistake("cross_entropy_without_logsumexp", "unstable-forward", stages=("forward",)),
+           Mistake("cross_entropy_onehot_added", "local-derivative",
+                   "cross-entropy's gradient is (softmax(z) - onehot(y)) / N: the one-hot was "
+                   "ADDED at each row's target class; it enters with a minus sign.",
+                   predict=lambda k: (_softmax(k.x, 1) + _onehot(k)) * k.g / k.x.shape[0]),
        )),
     # ------------------------------------------------------------ lab 06: the extension
     Op("silu", "silu", "06-extension-silu", lambda m, a: a.silu(),
@@ -603,6 +665,33 @@ def _assigned(k: Evidence) -> np.ndarray:
     full = np.zeros_like(k.x)
     full[k.case.kwargs["index"]] = k.g
     return full
+
+
+def _piece_differs(k: Evidence, along: bool) -> bool:
+    """A concatenation's wrongly shaped piece differs from its input only along the op's axis
+    (``along``), or also on another axis."""
+    got, want = tuple(k.error.grad_shape), tuple(k.error.expected)
+    if len(got) != len(want):
+        return not along
+    axis = k.case.kwargs.get("axis", 0) % len(want)
+    off = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
+    return (off == [axis]) if along else bool(off) and off != [axis]
+
+
+def _other_axis_jvp(k: Evidence, log: bool) -> np.ndarray | None:
+    """softmax's (or log_softmax's) backward with its sum taken along each other axis than the
+    op's: a list of candidates (the diagnosis compares each)."""
+    axis = k.case.kwargs.get("axis", -1) % k.x.ndim
+    s = _softmax(k.x, axis)
+    return [k.g - s * k.g.sum(axis=other, keepdims=True) if log
+            else s * (k.g - (k.g * s).sum(axis=other, keepdims=True))
+            for other in range(k.x.ndim) if other != axis]
+
+
+def _onehot(k: Evidence) -> np.ndarray:
+    hot = np.zeros_like(k.x)
+    hot[np.arange(k.x.shape[0]), np.asarray(k.case.kwargs["targets"])] = 1.0
+    return hot
 
 
 def _softmax_diagonal(k: Evidence) -> np.ndarray:
@@ -639,6 +728,7 @@ ENGINE_ROWS: tuple[EngineRow, ...] = (
               "chain rule; sums paths and calls", 2, mistakes=(
                   Mistake("accumulate_overwrites", "accumulate"),
                   Mistake("backward_skips_unbroadcast", "reverse-broadcast"),
+                  Mistake("backward_gives_constants_a_grad", "engine"),
               )),
     EngineRow("retain_graph", "00-tensor-skeleton",
               "graph freed unless retain_graph", 1, mistakes=(

@@ -25,7 +25,7 @@ import time
 
 from minitorch_course import messages, mutants, runner
 from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, lab_points
-from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport
+from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport, telling
 
 PROPERTY_EXAMPLES = 25
 COLUMNS = SUITES
@@ -136,12 +136,13 @@ def full_report(reports: list[RowReport], style: Style) -> str:
                 line += "n/a"
             out.append(line)
             if bad:
-                worst = min(bad, key=lambda o: o.size)
+                worst = telling(bad)
                 if suite == "property":
                     out.append(f"      Hypothesis, {worst.case.strip(' ()')}; the example below "
                                "is its shrunk (smallest) counterexample")
                 elif worst.case:
-                    out.append(f"      smallest failing case: {worst.case}")
+                    out.append(f"      failing case explained: {worst.case} (of the failing "
+                               "cases, the one that best tells mistakes apart, then the smallest)")
                 if worst.kind:
                     out.append(f"      diagnosis: {messages.label(worst.kind)}")
                 out.append(textwrap.indent(messages.block(worst), "      ",

@@ -11,12 +11,19 @@ wherever it was made: in ``unbroadcast``, in the engine, or inside one op's ``_b
 In order:
 
 1. no gradient at all; a gradient of the wrong shape (reverse broadcasting missing, keepdims
-   lost, transposed, reshaped);
+   lost, transposed, reshaped); inf/NaN (located: exactly where an input is negative?);
 2. a known wrong answer: one of the row's typical mistakes whose prediction, recomputed from
    the inputs and the upstream gradient, equals what minitorch produced;
-3. zeros, a flipped sign, a transpose, a constant factor (double counting, a missing divisor);
+3. with at least two non-zero elements only (one number is a multiple of any other): zeros, a
+   flipped sign, another input's gradient (swapped), the local derivative without the upstream
+   g, the derivative taken at the output, a transpose, a factor equal to an input (varies per
+   element), a constant factor (the number of broadcast copies, a count, double counting);
 4. wrong only at the positions a typical mistake predicts (ties, repeated indices), or only
-   where it should not be zero.
+   where it should not be zero; else it says how many elements are wrong, and no more.
+
+The runner explains the failing case that best tells mistakes apart (``Outcome.rank``: a
+specific diagnosis before a generic one, 2-D inputs before 0-d/1-D ones), not merely the
+smallest.
 
 Crashes get the same treatment: a ``GradShapeError`` names the axes to sum (from its fields),
 a broadcasting error gets the shapes aligned to the right, a ``RecursionError`` names the
@@ -102,6 +109,8 @@ def _params(op: Op | None, k: Evidence) -> dict:
     p: dict[str, Any] = {}
     if op is not None:
         p.update(method=op.method, formula=op.formula)
+    # the axis a hint may name ({axis_kw}); cat's and stack's default is 0
+    p.update(index=k.index, axis_kw=k.case.kwargs.get("axis", 0))
     if k.inputs:
         x = k.inputs[0]
         p.update(size=int(x.size), batch=int(k.batch))
@@ -129,7 +138,9 @@ def _predicted(op: Op | None, k: Evidence, got: np.ndarray, stage: str, rtol: fl
                 wrong = m.predict(k)
         except Exception:  # does not apply here (or needs the upstream gradient, not given)
             continue
-        if wrong is not None and np.shape(wrong) == got.shape and _close(got, wrong, rtol, atol):
+        candidates = wrong if isinstance(wrong, list) else [wrong]
+        if any(c is not None and np.shape(c) == got.shape and _close(got, c, rtol, atol)
+               for c in candidates):
             return Diagnosis(m.kind, m.id, _params(op, k))
     return None
 
@@ -150,15 +161,95 @@ def _located(op: Op | None, k: Evidence, wrong: np.ndarray) -> Diagnosis | None:
 
 
 # ---------------------------------------------------------------- gradients
+GENERIC = frozenset({"values", "values-degenerate", "crash", "numpy-crash", "shape-error",
+                     "shape"})  # diagnoses that name no particular mistake
+DEGENERATE = frozenset({"values-degenerate"})  # what a one-element case says: nothing
+
+
+def _patterns(k: Evidence, got: np.ndarray, want: np.ndarray, rtol: float,
+              atol: float) -> Diagnosis | None:
+    """What a wrong gradient equals, checked on the evidence (every input's right gradient,
+    the upstream, the right gradients elsewhere): another input's gradient (swapped), the
+    right one without the upstream g, the right one taken at the output instead of the input.
+    Each needs several non-zero elements: one number equals anything up to a factor."""
+    def same(a) -> bool:
+        return a is not None and np.shape(a) == got.shape and _close(got, np.asarray(a),
+                                                                     rtol, atol)
+
+    for j, w in enumerate(k.wants or []):
+        if (j != k.index and w is not None and np.shape(w) == want.shape
+                and not _close(np.asarray(w), want, rtol, atol) and same(w)):
+            return Diagnosis("swapped-inputs", "swapped-inputs", {"index": k.index, "other": j})
+    g = k.upstream
+    if g is not None and k.oracle is not None and g.size > 1 and not np.allclose(g, 1.0):
+        try:
+            with np.errstate(all="ignore"):
+                local = k.oracle(k.inputs, np.ones_like(g))[k.index]
+        except Exception:  # noqa: BLE001  (the oracle does not apply here)
+            local = None
+        if same(local):
+            return Diagnosis("missing-upstream", "missing-upstream", {"index": k.index})
+    if (k.oracle is not None and k.output is not None and len(k.inputs) == 1
+            and np.shape(k.output) == k.x.shape and g is not None):
+        try:
+            with np.errstate(all="ignore"):
+                at_output = k.oracle([np.asarray(k.output)], g)[0]
+        except Exception:  # noqa: BLE001  (out of the op's domain: not this mistake)
+            at_output = None
+        if at_output is not None and np.all(np.isfinite(at_output)) and same(at_output):
+            return Diagnosis("at-output", "at-output", {"index": k.index})
+    return None
+
+
+def _copies(k: Evidence) -> int:
+    """How many copies of input ``k.index`` broadcasting made in the output (whole tensor, or
+    its batch axes for a matrix operand); 0 when unknown."""
+    if k.output is None:
+        return 0
+    out, x = np.shape(k.output), k.x.shape
+    n = math.prod(out) // max(1, math.prod(x)) if math.prod(out) % max(1, math.prod(x)) == 0 \
+        else 0
+    if n <= 1 and len(out) > 2 and len(x) >= 2:
+        batch_out, batch_x = math.prod(out[:-2]), math.prod(x[:-2])
+        n = batch_out // batch_x if batch_out % batch_x == 0 else 0
+    return n
+
+
+def _varying_factor(k: Evidence, got: np.ndarray, want: np.ndarray,
+                    nonzero: np.ndarray) -> dict | None:
+    """got / want equals an input (or the output), or its reciprocal, elementwise, and that
+    varies: a factor too many or missing in the local derivative."""
+    if nonzero.sum() < 2:
+        return None
+    ratio = got[nonzero] / want[nonzero]
+    named = [(f"input {j}", a) for j, a in enumerate(k.inputs)]
+    if k.output is not None:
+        named.append(("the output", np.asarray(k.output)))
+    for name, a in named:
+        if np.shape(a) != got.shape:
+            continue
+        v = np.asarray(a, dtype=np.float64)[nonzero]
+        if np.ptp(v) < 1e-6 or not np.all(np.abs(v) > 1e-9):
+            continue
+        for power in (1, -1):
+            if np.allclose(ratio, v ** power, rtol=1e-6, atol=1e-12):
+                return {"factor": name, "power": power}
+    return None
+
+
 def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
                      got: np.ndarray | None, want: np.ndarray, *,
                      inputs: list[np.ndarray] | None = None, upstream: np.ndarray | None = None,
-                     rtol: float = 1e-6, atol: float = 1e-9) -> Diagnosis:
+                     rtol: float = 1e-6, atol: float = 1e-9, wants: list | None = None,
+                     output: np.ndarray | None = None, oracle=None) -> Diagnosis:
     """The likely mistake when input ``index``'s gradient is ``got`` instead of ``want``.
 
     ``inputs`` and ``upstream`` (the gradient fed to ``backward``) let the row's typical
-    mistakes be recomputed; ``rtol``/``atol`` say how exact ``want`` is (looser for central
-    differences).
+    mistakes be recomputed; ``wants`` (every input's right gradient), ``output`` (the right
+    forward output) and ``oracle`` (right gradients elsewhere) let the generic patterns be
+    tested; ``rtol``/``atol`` say how exact ``want`` is (looser for central differences).
+    Claims of a pattern (a factor, a sign, a transpose...) need at least two non-zero
+    elements: a one-element gradient is a constant multiple of any other.
     """
     if got is None:
         return Diagnosis("missing-grad", "missing-grad", {"index": index})
@@ -166,28 +257,49 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
     if got.shape != want.shape:
         return explain_grad_shape(got.shape, want.shape, got, want)
     if not np.all(np.isfinite(got)) and np.all(np.isfinite(want)):
-        return Diagnosis("unstable-backward", "unstable-backward")
+        bad = ~np.isfinite(got)
+        signs = [j for j, a in enumerate(inputs or []) if np.shape(a) == got.shape
+                 and ((a < 0) == bad).all()]
+        return Diagnosis("local-derivative" if signs else "unstable-backward",
+                         "nonfinite-backward", {"count": int(bad.sum()), "size": int(got.size),
+                                                "index": index,
+                                                "negative": signs[0] if signs else -1})
     k = Evidence(case, list(inputs) if inputs is not None else [], index, upstream, want,
-                 "backward")
+                 "backward", wants=wants, output=output, oracle=oracle)
     known = _predicted(op, k, got, "backward", rtol, atol)
     if known:
         return _with_ratio(known, got, want, "gradient")
-    generic = _params(op, k)
+    generic = {**_params(op, k), "index": index}
     nonzero = np.abs(want) > max(atol, 1e-12)
     if np.all(got == 0) and nonzero.any():
         return Diagnosis("zero", "all-zero")
-    if nonzero.any() and _close(got, -want, rtol, atol):
+    if nonzero.sum() < 2:  # one number: any factor, sign or formula would fit it
+        return Diagnosis("values", "values-degenerate", generic)
+    if _close(got, -want, rtol, atol):
         return Diagnosis("sign", "sign", generic)
-    if got.ndim >= 2 and got.shape[-1] == got.shape[-2] and nonzero.any() and _close(
+    pattern = _patterns(k, got, want, rtol, atol)
+    if pattern:
+        return Diagnosis(pattern.kind, pattern.id, {**generic, **pattern.params})
+    if got.ndim >= 2 and got.shape[-1] == got.shape[-2] and _close(
             np.swapaxes(got, -1, -2), want, rtol, atol):
         return Diagnosis("transposed", "transposed-values")
-    if nonzero.any():
-        ratios = got[nonzero] / want[nonzero]
-        r = float(np.median(ratios))
-        zero_ok = np.allclose(got[~nonzero], 0.0, atol=max(atol, 1e-12) * 10)
-        if (zero_ok and np.isfinite(r) and not np.isclose(r, 1.0, rtol=1e-3)
-                and np.allclose(ratios, r, rtol=max(rtol, 1e-6) * 10)):
-            return _factor(r, "gradient")
+    ratios = got[nonzero] / want[nonzero]
+    varying = _varying_factor(k, got, want, nonzero)
+    if varying:
+        return Diagnosis("local-derivative", "factor-of-input", {**generic, **varying})
+    r = float(np.median(ratios))
+    zero_ok = np.allclose(got[~nonzero], 0.0, atol=max(atol, 1e-12) * 10)
+    # a constant right gradient fits any formula up to a factor: then only a whole-number
+    # factor (a count, a batch size) or its inverse is worth naming
+    varies = len(set(np.round(np.abs(want[nonzero]), 9))) > 1
+    whole = r != 0 and (np.isclose(r, round(r)) or np.isclose(1 / r, round(1 / r)))
+    if (zero_ok and np.isfinite(r) and not np.isclose(r, 1.0, rtol=1e-3)
+            and np.allclose(ratios, r, rtol=max(rtol, 1e-6) * 10) and (varies or whole)):
+        copies = _copies(k)
+        if copies > 1 and np.isclose(r * copies, 1.0):
+            return Diagnosis("factor", "factor-averaged-copies",
+                             {**generic, "ratio": r, "what": "gradient", "k": copies})
+        return _factor(r, "gradient")
     wrong = ~np.isclose(got, want, rtol=rtol * 10, atol=atol * 10)
     if wrong.any():
         located = _located(op, k, wrong)
@@ -198,6 +310,11 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
             return Diagnosis("zero", "zero-where", {
                 "count": int(zero_wrong.sum()), "size": int(got.size),
                 "first": tuple(int(i) for i in np.argwhere(zero_wrong)[0])})
+        generic.update(count=int(wrong.sum()), size=int(got.size))
+        diff = got - want
+        if got.ndim == 2 and got.shape[0] > 1 and wrong.sum() > got.shape[1] and _close(
+                diff, np.broadcast_to(diff[:1], diff.shape), rtol, atol):
+            return Diagnosis("values", "values-same-every-row", generic)
     return Diagnosis("values", "values", generic)
 
 
@@ -317,8 +434,25 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
         str(v) for v in at.values())
     grad_shape, expected = getattr(err, "grad_shape", None), getattr(err, "expected", None)
     if grad_shape is not None and expected is not None:  # a GradShapeError's fields
+        k = Evidence(case or Case(()), list(inputs or []), int(getattr(err, "index", 0) or 0),
+                     stage="backward", error=err)
+        for m in _mistakes(op, "grad-shape"):
+            if m.applies is not None and m.applies(k):
+                return Diagnosis(m.kind, m.id, {**_params(op, k), "raised": p,
+                                                "got": grad_shape, "want": expected})
         d = _through_unbroadcast(grad_shape, expected, impl) or explain_grad_shape(
             grad_shape, expected)
+        others = [j for j, a in enumerate(inputs or []) if j != k.index
+                  and np.shape(a) == tuple(grad_shape)]
+        try:
+            full = np.broadcast_shapes(*[np.shape(a) for a in inputs or []])
+        except ValueError:
+            full = None
+        if (d.id in GENERIC and len(inputs or []) == 2 and others and tuple(grad_shape) != full
+                and not reducible(tuple(grad_shape), tuple(expected))):
+            return Diagnosis("swapped-inputs", "swapped-shape", {
+                **_params(op, k), "index": k.index, "other": others[0], "got": grad_shape,
+                "want": expected, "raised": p})
         return Diagnosis(d.kind, d.id, {**d.params, "raised": p})
     k = Evidence(case or Case(()), list(inputs or []), stage="backward" if in_backward else stage,
                  error=err)
@@ -330,6 +464,11 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
         shapes = getattr(err, "shapes", None) or numpy_shapes(err)
         return Diagnosis("shape-error", "shape-error", {**p, "backward": in_backward,
                                                          "shapes": shapes})
+    if isinstance(err, ValueError | IndexError) and type(err).__module__ == "builtins" and (
+            p["frames"]) and not hasattr(err, "op"):
+        where = (f"{op.method}'s backward" if op is not None and in_backward
+                 else f"{op.method}'s forward" if op is not None else "the engine")
+        return Diagnosis("crash", "numpy-crash", {**p, "where": where})
     return Diagnosis("crash", "crash", p)
 
 

@@ -45,6 +45,11 @@ KIND_LABELS: dict[str, str] = {
     "shape-error": "shape error",
     "crash": "crash",
     "values": "wrong values",
+    "swapped-inputs": "gradients of two inputs swapped",
+    "missing-upstream": "upstream gradient g not multiplied in",
+    "at-output": "derivative taken at the output",
+    "wrong-axis": "along the wrong axis",
+    "stale-grad": "stale intermediate gradients",
 }
 
 
@@ -174,15 +179,65 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
     "factor-division-missing": lambda p: (
         f"{_factor_head(p)}: a division by {p['k']} is missing (a mean's count or a batch size "
         "N)."),
+    "factor-averaged-copies": lambda p: (
+        f"{_factor_head(p)}, and {p['k']} is the number of copies broadcasting made of input "
+        f"{p.get('index', 0)}: each copy contributes, so their gradients must be SUMMED, not "
+        "averaged."),
     "factor-scale": lambda p: f"{_factor_head(p)}: the derivative's form is right, its scale is not.",
     "zero-where": lambda p: (
         f"Zero where it should not be: {p['count']} of {p['size']} elements are 0 but should not "
         f"be (first at {fmt(p['first'])}); everything else is right. A mask or a condition is "
         "too strict."),
     "values": lambda p: (
-        "Wrong gradient values (no simple pattern: not a factor, a sign or a transpose). "
-        f"Re-derive {p['method']}'s local derivative ({p['formula']}) and multiply it by the "
-        "upstream gradient g."),
+        (f"{p['count']} of {p['size']} elements of the gradient are wrong, in no pattern the "
+         "checks recognise" if p.get("count") else "Wrong gradient values, in no pattern the "
+         "checks recognise")
+        + " (not a sign, a constant factor, a transpose, two inputs' gradients swapped, a "
+        "missing upstream g, the derivative taken at the output). Re-derive "
+        f"{p['method']}'s local derivative ({p['formula']}) for input {p.get('index', 0)} and "
+        "multiply it by the upstream gradient g."),
+    "values-same-every-row": lambda p: (
+        f"{p['count']} of {p['size']} elements of input {p.get('index', 0)}'s gradient are "
+        "wrong, and the error is the same in every row: it depends on the column only. Check "
+        f"the term of {p['method']}'s backward that is indexed by column: x[:, idx] selects "
+        "whole columns; one element per row is x[np.arange(N), idx]."),
+    "values-degenerate": lambda p: (
+        f"{p['method']}'s gradient for input {p.get('index', 0)} is wrong, on a case with a "
+        "single non-zero element: one number cannot tell a wrong factor from a wrong formula. "
+        f"Re-derive {p['method']}'s local derivative ({p['formula']}) and multiply it by g."),
+    "swapped-shape": lambda p: (
+        f"Gradients swapped? input {p['index']}'s gradient has shape {fmt(p['got'])}, the "
+        f"shape of input {p['other']}, not its own {fmt(p['want'])}. {p['method']}'s backward "
+        "must return one gradient per parent, in the order of _prev (a, then b)."),
+    "factor-of-input": lambda p: (
+        "Off by a factor that varies per element: every element of the gradient is the right "
+        + ("one times " if p["power"] == 1 else "one divided by ") + f"{p['factor']}. "
+        + (f"{p['method']}'s local derivative has a factor {p['factor']} too many"
+           if p["power"] == 1 else
+           f"{p['method']}'s local derivative is missing a factor {p['factor']}")
+        + f" (input {p.get('index', 0)}'s gradient; {p['formula']})."),
+    "nonfinite-backward": lambda p: (
+        f"{p['count']} of {p['size']} elements of input {p['index']}'s gradient are inf/NaN "
+        "where the right ones are finite"
+        + (f", exactly where input {p['negative']} is negative: a log or a square root of "
+           f"input {p['negative']} in the backward (is it the right operand?)"
+           if p.get("negative", -1) >= 0 else
+           ": a log or square root of a negative number, a division by zero or an overflow "
+           "in the backward formula") + "."),
+    "swapped-inputs": lambda p: (
+        f"Gradients swapped: input {p['index']}'s gradient is exactly the one input "
+        f"{p['other']} should get. {p['method']}'s backward must return one gradient per "
+        "parent, in the order of _prev, and each uses the OTHER operand where the derivative "
+        "says so (d(ab)/da = b)."),
+    "missing-upstream": lambda p: (
+        f"Upstream gradient missing: input {p['index']}'s gradient is exactly {p['method']}'s "
+        "local derivative, not multiplied by the upstream gradient g (the chain rule: "
+        "return g * local). It passes only when g is all ones, as after a plain .sum()."),
+    "at-output": lambda p: (
+        f"Derivative taken at the wrong point: the gradient is exactly {p['method']}'s right "
+        "derivative evaluated at the OUTPUT y instead of at the input a. Write the derivative "
+        "as a function of a (or, if you write it with y, do not apply it to y's own "
+        "function again)."),
     "unstable-forward": lambda p: (
         "Numerically unstable forward: it overflows to inf/NaN"
         + (f" (inputs up to |{p['big']:g}|)" if p.get("big") else "")
@@ -206,7 +261,17 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         f"A shape error{' in the backward' if p['backward'] else ''}: {raised(p)}."
         + _table(p["shapes"])),
     "crash": raised,
+    "numpy-crash": lambda p: (
+        f"NumPy refused an operation in {p['where']}: {p['error']}: {p['message']}. NumPy "
+        "raised it, not the course: the arrays combined at that line do not have the shapes "
+        "the code assumes (print g.shape and the shapes of the arrays saved by the forward)."
+        + (f"\nAt {p['at']['file']}:{p['at']['line']} ({p['at']['function']}: "
+           f"{p['at']['code']})" if p.get("at") else "")),
     # the engine checks' own diagnoses complete their fact's text
+    "engine-stale": lambda p: (
+        " Twice the right value after the second pass: the second backward() added onto the "
+        "first pass's gradients of the INTERMEDIATE nodes. Reset every non-leaf node's .grad "
+        "at the start of backward() (leaves keep accumulating across calls)."),
     "engine-half": lambda p: (
         " (Half the right gradient: one of two contributions was overwritten instead of "
         "accumulated.)"),
@@ -287,6 +352,18 @@ FACTS: dict[str, Callable[[dict], str]] = {
         f"{ENGINE_WHERE[p['where']](p)}: gradient shape {fmt(p['got'])}, expected "
         f"{fmt(p['want_shape'])}. {_engine_hint(p)}"),
     "engine-grad-values": _engine_values,
+    "engine-grad-stopped": lambda p: (
+        "backward of s = Σ x², x of shape (3,5): s.grad holds the seed, but x.grad is None"
+        + (" although the intermediate a = x² got one: a's _backward ran before its gradient "
+           "arrived, or never ran. " if p.get("a_got") else
+           " and so is the intermediate a = x²'s: the gradient stopped at the output. ")
+        + "Walk the topological order REVERSED (children before parents: a node's .grad is "
+        "complete only once every node that consumes it has run) and hand each _backward's "
+        "results to the nodes in node._prev."),
+    "engine-retain-ignored": lambda p: (
+        "s = Σ x², s.backward(retain_graph=True) then s.backward(): the second call raised "
+        f"BackwardError ({p['message'][:60]}…). retain_graph=True was ignored: free a node "
+        "(node._prev = (), node._backward = None) only when retain_graph is False."),
     "engine-constant-got-grad": lambda p: (
         "backward of y = x·k: the constant k (requires_grad=False) got a .grad of shape "
         f"{fmt(p['shape'])}; it must stay None. Skip parents that do not require grad."),
@@ -452,7 +529,14 @@ def passed(report: RowReport) -> str:
 
 
 def brief(o: Outcome, sentences: int = 2) -> str:
-    """The diagnosis' first sentences (the table's one line), else the message's first line."""
+    """The diagnosis' first sentences (the table's one line), else the message's first line;
+    for an engine case with wrong values, where it is and the hint (not the numbers)."""
+    p = o.fact.params if o.fact else {}
+    if o.fact and o.fact.id in ("engine-grad-values", "engine-grad-none", "engine-grad-shape"):
+        said = diagnosis_text(o.diagnosis).strip() if o.diagnosis else ""
+        ratio = (f"every element is {p['ratio']:g}× the right one"
+                 if p.get("ratio") is not None else "wrong")
+        return f"{ENGINE_WHERE[p['where']](p)}: {ratio}. {said or _engine_hint(p)}".strip()
     text = diagnosis_text(o.diagnosis, full=False) if o.diagnosis else ""
     if not text or (o.diagnosis and o.diagnosis.id.startswith("engine-")):
         text = message(o)

@@ -77,6 +77,12 @@ PLANTS: dict[str, Plant] = {
     "div_quotient_rule_sign": Plant("Tensor.div", ("div",), ((
         "return g / b, -g * a / (b * b)", "return g / b, g * a / (b * b)"),),
         what="d(a/b)/db written as +a/b² (the quotient rule's minus sign lost)"),
+    "div_gradients_swapped": Plant("Tensor.div", ("div",), ((
+        "return g / b, -g * a / (b * b)", "return -g * a / (b * b), g / b"),),
+        what="div's backward returns the divisor's gradient first and the numerator's second"),
+    "sub_second_forgets_upstream": Plant("Tensor.sub", ("sub",), ((
+        "return g, -g", "return g, -np.ones_like(g)"),),
+        what="sub's backward gives b its local derivative -1, not multiplied by g"),
     "pow_power_rule_off_by_one": _POWER_RULE_PLANT,
     "exp_backward_uses_input": Plant("Tensor.exp", ("exp",), ((
         "out_data = np.exp(self.data)\n"
@@ -86,6 +92,35 @@ PLANTS: dict[str, Plant] = {
         '        out = Tensor._make(np.exp(a), (self,), "exp")\n\n'
         "        def _backward(g):\n            return (g * a,)"),),
         what="exp's backward multiplies by the input a instead of the output e^a"),
+    "exp_backward_exponentiates_output": Plant("Tensor.exp", ("exp",), ((
+        "return (g * out_data,)", "return (g * np.exp(out_data),)"),),
+        what="exp's backward exponentiates the output again: e^(e^a) instead of e^a"),
+    "sqrt_forgets_one_half": Plant("Tensor.sqrt", ("sqrt",), ((
+        "return (g * 0.5 / out_data,)", "return (g / out_data,)"),),
+        what="sqrt's derivative written 1/√a, without the 1/2"),
+    "tanh_derivative_sign": Plant("Tensor.tanh", ("tanh",), ((
+        "return (g * (1.0 - t * t),)", "return (g * (t * t - 1.0),)"),),
+        what="tanh's derivative written tanh²(a) - 1"),
+    "sigmoid_forgets_upstream": Plant("Tensor.sigmoid", ("sigmoid",), ((
+        "return (g * s * (1.0 - s),)", "return (s * (1.0 - s),)"),),
+        what="sigmoid's backward returns σ(1 - σ) without multiplying by g"),
+    "reshape_backward_flattens": Plant("Tensor.reshape", ("reshape",), ((
+        "return (g.reshape(in_shape),)", "return (g.reshape(-1),)"),),
+        what="reshape's backward flattens g instead of restoring the input's shape"),
+    "matmul_grad_b_not_transposed": Plant("Tensor.matmul", ("matmul",), ((
+        "gb = np.swapaxes(a2, -1, -2) @ g if need_b else None",
+        "gb = a2 @ g if need_b else None"),),
+        what="matmul's gradient for b written a @ g instead of aᵀ @ g"),
+    "log_softmax_sum_along_other_axis": Plant("Tensor.log_softmax", ("log_softmax",), ((
+        "return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)",
+        "return (g - np.exp(out_data) * g.sum(axis=0, keepdims=True),)"),),
+        what="log_softmax's backward sums g along axis 0 whatever the op's axis"),
+    "cross_entropy_onehot_added": Plant("cross_entropy", ("cross_entropy",), ((
+        "grad[rows, targets] -= 1.0", "grad[rows, targets] += 1.0"),),
+        what="cross-entropy's backward adds the one-hot instead of subtracting it"),
+    "backward_gives_constants_a_grad": Plant("Tensor.backward", ("backward",), ((
+        "if g is None or not parent.requires_grad:", "if g is None:"),),
+        what="backward() hands gradients to parents that do not require grad"),
     "relu_backward_uses_output": Plant("Tensor.relu", ("relu",), ((
         "return (g * (a > 0),)", "return (g * np.maximum(a, 0.0),)"),),
         what="relu's derivative written as relu(a) (the output) instead of the "

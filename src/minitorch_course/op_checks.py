@@ -113,7 +113,15 @@ def _crash(op: Op, case: Case, arrays, err: Exception, stage: str,
                                          "shapes": [np.shape(a) for a in arrays]}), d)
 
 
-def _guard(op: Op, suite: str, case: Case, body, size: int = 0) -> Outcome:
+def _rank(d: Diagnosis | None, arrays) -> int:
+    """How little a failing case tells mistakes apart (``Outcome.rank``): a generic diagnosis
+    ranks last; a case with a one-element or 1-D input after one where every input is 2-D+."""
+    generic = d is None or d.id in diagnosis.GENERIC
+    low = any(np.ndim(a) < 2 or np.size(a) < 2 for a in arrays or [])
+    return 4 * (d is not None and d.id in diagnosis.DEGENERATE) + 2 * generic + low
+
+
+def _guard(op: Op, suite: str, case: Case, body, size: int = 0, arrays=None) -> Outcome:
     """Run ``body``; NotImplementedError -> not started, CheckFailed -> fail, crash -> fail."""
     try:
         with quiet():
@@ -122,10 +130,11 @@ def _guard(op: Op, suite: str, case: Case, body, size: int = 0) -> Outcome:
         return Outcome(op.name, suite, NOT_STARTED, case.label,
                        Fact("not-started", {"message": str(err)}), size=size)
     except CheckFailed as err:
-        return Outcome(op.name, suite, FAIL, case.label, err.fact, err.diagnosis, size)
+        return Outcome(op.name, suite, FAIL, case.label, err.fact, err.diagnosis, size,
+                       _rank(err.diagnosis, arrays))
     except Exception as err:  # the learner's code crashed: say where
         d = diagnosis.explain_crash(op, err, traceback.extract_tb(err.__traceback__), case=case)
-        return Outcome(op.name, suite, FAIL, case.label, None, d, size)
+        return Outcome(op.name, suite, FAIL, case.label, None, d, size, _rank(d, arrays))
     return Outcome(op.name, suite, PASS, case.label, size=size)
 
 
@@ -154,7 +163,7 @@ def check_forward(op: Op, case: Case, impl: ModuleType | None = None, seed: int 
         got = _run(op, case, arrays, None, impl, "forward")[0]
         compare_forward(op, case, arrays, got, want)
 
-    return _guard(op, "forward", case, body, _size(arrays))
+    return _guard(op, "forward", case, body, _size(arrays), arrays)
 
 
 def compare_forward(op: Op, case: Case, arrays, got: np.ndarray, want: np.ndarray) -> None:
@@ -186,12 +195,23 @@ def check_backward(op: Op, case: Case, impl: ModuleType | None = None, seed: int
         got_out, _ = _run(op, case, arrays, None, impl, "forward")
         compare_forward(op, case, arrays, got_out, want_out)  # a wrong forward is no backward bug
         _, got = _run(op, case, arrays, upstream, impl, "backward")
-        compare_backward(op, case, arrays, got, want, upstream)
+        compare_backward(op, case, arrays, got, want, upstream, want_out)
 
-    return _guard(op, suite, case, body, _size(arrays))
+    return _guard(op, suite, case, body, _size(arrays), arrays)
 
 
-def compare_backward(op: Op, case: Case, arrays, got, want, upstream=None) -> None:
+def oracle(op: Op, case: Case):
+    """The right input gradients at other inputs or for another upstream (torch): what the
+    diagnosis compares a wrong gradient with (swapped inputs, a missing upstream...)."""
+    def grads(arrays, upstream):
+        return run_torch(op, case, [np.asarray(a, dtype=np.float64) for a in arrays],
+                         upstream)[1]
+
+    return grads
+
+
+def compare_backward(op: Op, case: Case, arrays, got, want, upstream=None,
+                     output=None) -> None:
     """Raise CheckFailed with the diagnosis for the first input whose gradient is wrong."""
     for i, (x, g, w) in enumerate(zip(arrays, got, want)):
         if w is None:
@@ -200,7 +220,8 @@ def compare_backward(op: Op, case: Case, arrays, got, want, upstream=None) -> No
 
         def why(g=g, w=w, i=i, x=x):
             return diagnosis.explain_gradient(op, case, i, x, g, w, inputs=arrays,
-                                              upstream=upstream)
+                                              upstream=upstream, wants=list(want),
+                                              output=output, oracle=oracle(op, case))
 
         if g is None:
             raise CheckFailed(Fact("grad-none", where), why())
@@ -233,7 +254,8 @@ def _gradcheck(op: Op, case: Case, arrays, impl: ModuleType, seed: int = 0) -> N
     i = result.failing_input if result.failing_input is not None else 0
     got = None if result.missing_grad else result.analytical[i]
     d = diagnosis.explain_gradient(op, case, i, arrays[i], got, result.numerical[i],
-                                   inputs=arrays, upstream=result.upstream, rtol=1e-4, atol=1e-6)
+                                   inputs=arrays, upstream=result.upstream, rtol=1e-4, atol=1e-6,
+                                   wants=list(result.numerical), oracle=oracle(op, case))
     raise CheckFailed(Fact("gradcheck-failed", {"message": result.message,
                                                  "case": case.label}), d)
 
@@ -250,7 +272,7 @@ def check_gradcheck(op: Op, case: Case, impl: ModuleType | None = None,
     def body():
         _gradcheck(op, case, arrays, impl, seed)
 
-    return _guard(op, "gradcheck", case, body, _size(arrays))
+    return _guard(op, "gradcheck", case, body, _size(arrays), arrays)
 
 
 def check_broadcast(op: Op, case: Case, impl: ModuleType | None = None, seed: int = 0) -> Outcome:
@@ -285,7 +307,7 @@ def check_property(op: Op, impl: ModuleType | None = None, max_examples: int = 1
             compare_forward(op, case, arrays, got_out, want_out)
             _, want = run_torch(op, case, arrays, upstream)
             _, got = _run(op, case, arrays, upstream, impl, "backward")
-            compare_backward(op, case, arrays, got, want, upstream)
+            compare_backward(op, case, arrays, got, want, upstream, want_out)
             _gradcheck(op, case, arrays, impl)
 
     def body():

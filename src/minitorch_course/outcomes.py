@@ -71,6 +71,9 @@ class Outcome:
     fact: Fact | None = None
     diagnosis: Diagnosis | None = None
     size: int = 0  # total number of input elements of the case: the smallest failure is shown
+    # how little the case can tell mistakes apart (0 best): a generic diagnosis, then a case
+    # with a one-element or 1-D input; the most telling failing case is the one explained
+    rank: int = 0
 
     @property
     def passed(self) -> bool:
@@ -82,7 +85,7 @@ class Outcome:
 
     def to_dict(self) -> dict:
         return plain({"row": self.row, "suite": self.suite, "status": self.status,
-                      "case": self.case, "size": self.size,
+                      "case": self.case, "size": self.size, "rank": self.rank,
                       "fact": None if self.fact is None else vars(self.fact),
                       "diagnosis": None if self.diagnosis is None else vars(self.diagnosis)})
 
@@ -90,7 +93,8 @@ class Outcome:
     def from_dict(cls, d: dict) -> Outcome:
         return cls(d["row"], d["suite"], d["status"], d["case"],
                    Fact(**d["fact"]) if d["fact"] else None,
-                   Diagnosis(**d["diagnosis"]) if d["diagnosis"] else None, d["size"])
+                   Diagnosis(**d["diagnosis"]) if d["diagnosis"] else None, d["size"],
+                   d.get("rank", 0))
 
 
 class CheckFailed(AssertionError):
@@ -100,6 +104,11 @@ class CheckFailed(AssertionError):
         super().__init__(fact.id)
         self.fact = fact
         self.diagnosis = diagnosis
+
+
+def telling(outcomes: list[Outcome]) -> Outcome:
+    """The failure to explain: the case that best tells mistakes apart, then the smallest."""
+    return min(outcomes, key=lambda o: (o.rank, o.size))
 
 
 def summarize(outcomes: list[Outcome]) -> str:
@@ -145,11 +154,12 @@ class RowReport:
 
     @property
     def first_failure(self) -> Outcome | None:
-        """The failure to fix first: the earliest suite's, and within it the smallest case."""
+        """The failure to fix first: the earliest suite's, and within it the most telling case
+        (``telling``)."""
         for outcomes in self.suites.values():
             bad = [o for o in outcomes if o.status == FAIL]
             if bad:
-                return min(bad, key=lambda o: o.size)
+                return telling(bad)
         return None
 
     @property
