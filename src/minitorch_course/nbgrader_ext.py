@@ -14,17 +14,30 @@ of a class release.
   hidden tests without them, and replaces whatever the cell's run printed (a traceback quotes the
   failing hidden line, answer included) with the error's name and message. nbgrader shows hidden
   tests in feedback by design.
+- :class:`BudgetedExecute` replaces nbgrader's ``Execute`` at autograde: each submission (one
+  student) gets a time budget for all its notebooks together; every cell's timeout is the
+  budget's remainder (or ``Execute.timeout``, if smaller), and once the budget is used up the
+  remaining code cells get a "timed out" error without running. ``Execute.timeout`` alone is per
+  cell: a looping engine would cost it once per graded cell (hours).
 """
 
 from __future__ import annotations
 
 import copy
+import math
+import time
 from typing import Any
 
 from nbformat.notebooknode import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader import utils
-from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor, OverwriteCells
+from nbgrader.preprocessors import (
+    ClearHiddenTests,
+    Execute,
+    NbGraderPreprocessor,
+    OverwriteCells,
+)
+from traitlets import Float
 
 HIDDEN_TEST_FAILED = ("no es la respuesta esperada (una prueba oculta falló) / "
                       "not the expected answer (a hidden test failed)")
@@ -86,6 +99,80 @@ class HideHiddenTests(NbGraderPreprocessor):
         return new_output("error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])
 
 
+TIMED_OUT = "TimeBudgetExceeded"  # ename of a cell skipped because the budget was used up
+CELL_TIMED_OUT = "CellTimeoutError"  # ename nbgrader gives a cell stopped by its timeout
+SPENT_LOG = "time budget: %s spent %.1f s of %g s"  # logged after each notebook
+_SPENT: dict[str, float] = {}  # student id -> seconds spent on their finished notebooks
+
+
+class BudgetedExecute(Execute):
+    """nbgrader's ``Execute`` with one time budget per submission (all its notebooks).
+
+    The clock runs while the submission's notebooks execute (kernel start-ups included, nbgrader's
+    own work excluded). Each cell runs with a timeout of ``min(Execute.timeout, what is left)``; a
+    cell stopped by it gets nbgrader's ``CellTimeoutError``. Once nothing is left, every remaining
+    code cell gets a ``TimeBudgetExceeded`` error output without running (no kernel is even
+    started for a notebook reached after that), so nbgrader scores its graded cells 0. After each
+    notebook the time spent so far is logged (``SPENT_LOG``). ``budget = 0``: no budget.
+    """
+
+    budget = Float(0.0, help="Seconds for all of one submission's notebooks (0: no budget). "
+                   "The per-cell timeout is Execute.timeout.").tag(config=True)
+
+    _notebook_started = 0.0
+
+    def _student(self) -> str:
+        return str((self.resources or {}).get("nbgrader", {}).get("student", ""))
+
+    def remaining(self) -> float:
+        """Seconds left for this submission (``inf`` without a budget)."""
+        if not self.budget:
+            return math.inf
+        running = time.monotonic() - self._notebook_started if self._notebook_started else 0.0
+        return self.budget - _SPENT.get(self._student(), 0.0) - running
+
+    def preprocess(self, nb: NotebookNode, resources: Any = None,
+                   km: Any = None) -> tuple[NotebookNode, dict]:
+        self.resources = resources or {}
+        if self.remaining() <= 0:  # nothing left: do not even start a kernel
+            for cell in nb.cells:
+                self._mark_timed_out(cell)
+            return nb, resources
+        self._notebook_started = time.monotonic()
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            student = self._student()
+            _SPENT[student] = (_SPENT.get(student, 0.0)
+                               + time.monotonic() - self._notebook_started)
+            self._notebook_started = 0.0
+            if self.budget:
+                self.log.info(SPENT_LOG, student, _SPENT[student], self.budget)
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict,
+                        index: int) -> tuple[NotebookNode, dict]:
+        if cell.cell_type != "code":
+            return cell, resources
+        left = self.remaining()
+        if left <= 0:
+            self._mark_timed_out(cell)
+            return cell, resources
+        if not hasattr(self, "_cell_timeout"):
+            self._cell_timeout = self.timeout  # the configured one, before this overrides it
+        limits = [t for t in (self._cell_timeout, math.ceil(left)) if t and t > 0]
+        self.timeout = int(min(limits)) if limits else None
+        return super().preprocess_cell(cell, resources, index)
+
+    def _mark_timed_out(self, cell: NotebookNode) -> None:
+        if cell.cell_type != "code":
+            return
+        message = (f"timed out: not run, the submission's time budget ({self.budget:g} s) "
+                   "was used up / sin ejecutar: se agotó el tiempo de la entrega")
+        cell.outputs = [new_output("error", ename=TIMED_OUT, evalue=message,
+                                   traceback=[f"{TIMED_OUT}: {message}"])]
+        cell.execution_count = None
+
+
 def _replace(default: list, old: type, new: type) -> list:
     """nbgrader's default preprocessor list with ``old`` swapped for ``new``."""
     if old not in default:
@@ -99,6 +186,14 @@ def autograde_sanitize_preprocessors() -> list:
 
     default = Autograde.class_traits()["sanitize_preprocessors"].default()
     return _replace(list(default), OverwriteCells, OverwriteCellsKnowingHiddenTests)
+
+
+def autograde_preprocessors() -> list:
+    """``Autograde.autograde_preprocessors``: nbgrader's, executing within a time budget."""
+    from nbgrader.converters import Autograde
+
+    default = Autograde.class_traits()["autograde_preprocessors"].default()
+    return _replace(list(default), Execute, BudgetedExecute)
 
 
 def feedback_preprocessors() -> list:
