@@ -56,6 +56,10 @@ mutants: $(STAMP)  ## the catalog of planted mistakes: caught and diagnosed?
 bench: $(STAMP)  ## speed and memory against raw NumPy, PyTorch and MyGrad
 	MINITORCH_IMPL=reference $(BIN)/python benchmarks/bench.py
 
+.PHONY: class-bench
+class-bench: $(STAMP)  ## grade a class of 40 generated submissions with `course autograde` (~25 min)
+	$(BIN)/python benchmarks/class_run.py $(if $(LEARNERS),--learners $(LEARNERS))
+
 # Grading data (docs/INSTRUCTOR.md): make never deletes it. A course directory put in build/
 # with `course build --course-dir` makes `make clean` refuse, naming what it found.
 GRADING_DATA := gradebook.db submitted autograded feedback exchange
