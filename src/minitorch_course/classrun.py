@@ -128,7 +128,8 @@ def flag_for_manual_grading(course_dir: Path, student: str, notebook: str) -> No
         nb = gb.find_submission_notebook(notebook, course.ASSIGNMENT, student)
         for grade in nb.grades:
             grade.auto_score = None
-            grade.needs_manual_grade = True
+            if grade.manual_score is None:  # a human's grade stays (a later run re-flags)
+                grade.needs_manual_grade = True
         gb.db.commit()
 
 
