@@ -102,34 +102,60 @@ class HideHiddenTests(NbGraderPreprocessor):
 TIMED_OUT = "TimeBudgetExceeded"  # ename of a cell skipped because the budget was used up
 CELL_TIMED_OUT = "CellTimeoutError"  # ename nbgrader gives a cell stopped by its timeout
 SPENT_LOG = "time budget: %s spent %.1f s of %g s"  # logged after each notebook
-_SPENT: dict[str, float] = {}  # student id -> seconds spent on their finished notebooks
+_SPENT: dict[str, list[float]] = {}  # student id -> [kernel CPU s, wall s] of finished notebooks
 
 
 class BudgetedExecute(Execute):
     """nbgrader's ``Execute`` with one time budget per submission (all its notebooks).
 
-    The clock runs while the submission's notebooks execute (kernel start-ups included, nbgrader's
-    own work excluded). Each cell runs with a timeout of ``min(Execute.timeout, what is left)``; a
-    cell stopped by it gets nbgrader's ``CellTimeoutError``. Once nothing is left, every remaining
-    code cell gets a ``TimeBudgetExceeded`` error output without running (no kernel is even
-    started for a notebook reached after that), so nbgrader scores its graded cells 0. After each
-    notebook the time spent so far is logged (``SPENT_LOG``). ``budget = 0``: no budget.
+    The budget counts the CPU time of the submission's kernels (start-ups included), so an honest
+    submission is not cut short because the machine is busy; wall time is capped too, at
+    ``wall_factor`` times the budget. Each cell runs with a timeout of ``min(Execute.timeout,
+    what is left)``; a cell stopped by it gets nbgrader's ``CellTimeoutError``. Once nothing is
+    left, every remaining code cell gets a ``TimeBudgetExceeded`` error output without running (no
+    kernel is even started for a notebook reached after that), so nbgrader scores its graded cells
+    0. After each notebook the CPU time spent so far is logged (``SPENT_LOG``). ``budget = 0``: no
+    budget. Without a kernel process to measure (a remote kernel), wall time counts instead.
     """
 
-    budget = Float(0.0, help="Seconds for all of one submission's notebooks (0: no budget). "
+    budget = Float(0.0, help="CPU seconds for all of one submission's notebooks (0: no budget). "
                    "The per-cell timeout is Execute.timeout.").tag(config=True)
+    wall_factor = Float(3.0, help="Wall time is capped at wall_factor * budget.").tag(config=True)
 
     _notebook_started = 0.0
 
     def _student(self) -> str:
         return str((self.resources or {}).get("nbgrader", {}).get("student", ""))
 
+    def _running(self) -> tuple[float, float]:
+        """(CPU s, wall s) of the notebook running now."""
+        if not self._notebook_started:
+            return 0.0, 0.0
+        wall = time.monotonic() - self._notebook_started
+        try:
+            import psutil
+
+            proc = psutil.Process(self.km.provisioner.process.pid)
+            times = proc.cpu_times()
+            cpu = times.user + times.system + sum(
+                c.cpu_times().user + c.cpu_times().system
+                for c in proc.children(recursive=True))
+            return cpu, wall
+        except Exception:  # noqa: BLE001 - no local kernel process to measure: wall time
+            return wall, wall
+
+    def spent(self) -> tuple[float, float]:
+        """(CPU s, wall s) this submission has spent so far."""
+        done = _SPENT.get(self._student(), [0.0, 0.0])
+        cpu, wall = self._running()
+        return done[0] + cpu, done[1] + wall
+
     def remaining(self) -> float:
         """Seconds left for this submission (``inf`` without a budget)."""
         if not self.budget:
             return math.inf
-        running = time.monotonic() - self._notebook_started if self._notebook_started else 0.0
-        return self.budget - _SPENT.get(self._student(), 0.0) - running
+        cpu, wall = self.spent()
+        return min(self.budget - cpu, self.wall_factor * self.budget - wall)
 
     def preprocess(self, nb: NotebookNode, resources: Any = None,
                    km: Any = None) -> tuple[NotebookNode, dict]:
@@ -139,15 +165,16 @@ class BudgetedExecute(Execute):
                 self._mark_timed_out(cell)
             return nb, resources
         self._notebook_started = time.monotonic()
+        self._last = (0.0, 0.0)
         try:
             return super().preprocess(nb, resources, km)
         finally:
             student = self._student()
-            _SPENT[student] = (_SPENT.get(student, 0.0)
-                               + time.monotonic() - self._notebook_started)
+            _SPENT[student] = [a + b for a, b in zip(_SPENT.get(student, [0.0, 0.0]),
+                                                      self._last)]
             self._notebook_started = 0.0
             if self.budget:
-                self.log.info(SPENT_LOG, student, _SPENT[student], self.budget)
+                self.log.info(SPENT_LOG, student, _SPENT[student][0], self.budget)
 
     def preprocess_cell(self, cell: NotebookNode, resources: dict,
                         index: int) -> tuple[NotebookNode, dict]:
@@ -161,7 +188,10 @@ class BudgetedExecute(Execute):
             self._cell_timeout = self.timeout  # the configured one, before this overrides it
         limits = [t for t in (self._cell_timeout, math.ceil(left)) if t and t > 0]
         self.timeout = int(min(limits)) if limits else None
-        return super().preprocess_cell(cell, resources, index)
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        finally:
+            self._last = self._running()  # the kernel is gone once the notebook is done
 
     def _mark_timed_out(self, cell: NotebookNode) -> None:
         if cell.cell_type != "code":
