@@ -14,9 +14,9 @@
   notebooks are graded one by one (``--notebook``);
 - a learner whose nbgrader run fails anyway is retried notebook by notebook, to grade what can be
   graded and name the notebook that fails;
-- each submission has a time budget (``--budget`` seconds for all its notebooks, kernels
-  included; ``nbgrader_ext.BudgetedExecute``): after its first timeout the remaining cells are
-  marked timed out without running.
+- each submission has a time budget (``--budget`` CPU seconds of its kernels for all its
+  notebooks, wall time capped at three times that; ``nbgrader_ext.BudgetedExecute``): after its
+  first timeout the remaining cells are marked timed out without running.
 
 The run ends with a report (printed, and written to ``reports/autograde-<time>.{txt,json}`` in
 the course directory): who was graded, who failed and why, whose cells timed out, who needs
@@ -39,7 +39,7 @@ from pathlib import Path
 
 from minitorch_course import course
 
-BUDGET = 60.0  # seconds per submission (all its notebooks), kernel start-ups included
+BUDGET = 60.0  # CPU seconds of the kernels per submission (all its notebooks); wall: 3x
 NO_BUDGET = 0.0  # --budget 0: no budget (only the per-cell Execute.timeout)
 QUIZ = "07-quiz"
 QUIZ_PASS = 0.70  # the quiz is passed with 70 % of its points
@@ -55,7 +55,7 @@ class Outcome:
     student: str
     status: str = "graded"  # graded | partly graded | failed | skipped (already autograded)
     seconds: float = 0.0  # wall time, nbgrader's own work included
-    spent: float = 0.0  # of the time budget (notebooks executing, kernel start-ups included)
+    spent: float = 0.0  # of the time budget: the kernels' CPU seconds, start-ups included
     problems: list[str] = field(default_factory=list)  # why it failed (nbgrader's errors)
     manual: dict[str, str] = field(default_factory=dict)  # notebook -> why it needs a human
     timed_out: dict[str, int] = field(default_factory=dict)  # notebook -> graded cells
@@ -297,7 +297,7 @@ def report_text(outcomes: list[Outcome], budget: float, seconds: float) -> str:
     for o in by["graded"] + by["partly graded"]:
         note = " (partly: see manual grading)" if o.status == "partly graded" else ""
         lines.append(f"  {o.student}: {total(o)} in {o.seconds:.0f} s "
-                     f"({o.spent:.0f} s of the budget){note}")
+                     f"({o.spent:.0f} s CPU of the budget){note}")
     if by["skipped"]:
         lines.append(f"Already autograded, skipped ({len(by['skipped'])}; --force regrades):")
         lines += [f"  {o.student}: {total(o)}" for o in by["skipped"]]
