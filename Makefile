@@ -91,6 +91,10 @@ heldout: $(STAMP)  ## maintainers: score the diagnosis on the held-out mistakes 
 bench: $(STAMP)  ## maintainers: speed and memory against raw NumPy, PyTorch and MyGrad
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/bench.py
 
+.PHONY: class-bench
+class-bench: $(STAMP)  ## grade a class of 40 generated submissions with `course autograde` (~25 min)
+	$(BIN)/python benchmarks/class_run.py $(if $(LEARNERS),--learners $(LEARNERS))
+
 # Grading data (docs/INSTRUCTOR.md): make never deletes it. A course directory put in build/
 # with `course build --course-dir` makes `make clean` refuse, naming what it found.
 GRADING_DATA := gradebook.db submitted autograded feedback exchange

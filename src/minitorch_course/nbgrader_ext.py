@@ -14,17 +14,30 @@ of a class release.
   hidden tests without them, and replaces whatever the cell's run printed (a traceback quotes the
   failing hidden line, answer included) with the error's name and message. nbgrader shows hidden
   tests in feedback by design.
+- :class:`BudgetedExecute` replaces nbgrader's ``Execute`` at autograde: each submission (one
+  student) gets a time budget for all its notebooks together; every cell's timeout is the
+  budget's remainder (or ``Execute.timeout``, if smaller), and once the budget is used up the
+  remaining code cells get a "timed out" error without running. ``Execute.timeout`` alone is per
+  cell: a looping engine would cost it once per graded cell (hours).
 """
 
 from __future__ import annotations
 
 import copy
+import math
+import time
 from typing import Any
 
 from nbformat.notebooknode import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader import utils
-from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor, OverwriteCells
+from nbgrader.preprocessors import (
+    ClearHiddenTests,
+    Execute,
+    NbGraderPreprocessor,
+    OverwriteCells,
+)
+from traitlets import Float
 
 HIDDEN_TEST_FAILED = ("no es la respuesta esperada (una prueba oculta falló) / "
                       "not the expected answer (a hidden test failed)")
@@ -86,6 +99,110 @@ class HideHiddenTests(NbGraderPreprocessor):
         return new_output("error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])
 
 
+TIMED_OUT = "TimeBudgetExceeded"  # ename of a cell skipped because the budget was used up
+CELL_TIMED_OUT = "CellTimeoutError"  # ename nbgrader gives a cell stopped by its timeout
+SPENT_LOG = "time budget: %s spent %.1f s of %g s"  # logged after each notebook
+_SPENT: dict[str, list[float]] = {}  # student id -> [kernel CPU s, wall s] of finished notebooks
+
+
+class BudgetedExecute(Execute):
+    """nbgrader's ``Execute`` with one time budget per submission (all its notebooks).
+
+    The budget counts the CPU time of the submission's kernels (start-ups included), so an honest
+    submission is not cut short because the machine is busy; wall time is capped too, at
+    ``wall_factor`` times the budget. Each cell runs with a timeout of ``min(Execute.timeout,
+    what is left)``; a cell stopped by it gets nbgrader's ``CellTimeoutError``. Once nothing is
+    left, every remaining code cell gets a ``TimeBudgetExceeded`` error output without running (no
+    kernel is even started for a notebook reached after that), so nbgrader scores its graded cells
+    0. After each notebook the CPU time spent so far is logged (``SPENT_LOG``). ``budget = 0``: no
+    budget. Without a kernel process to measure (a remote kernel), wall time counts instead.
+    """
+
+    budget = Float(0.0, help="CPU seconds for all of one submission's notebooks (0: no budget). "
+                   "The per-cell timeout is Execute.timeout.").tag(config=True)
+    wall_factor = Float(3.0, help="Wall time is capped at wall_factor * budget.").tag(config=True)
+
+    _notebook_started = 0.0
+
+    def _student(self) -> str:
+        return str((self.resources or {}).get("nbgrader", {}).get("student", ""))
+
+    def _running(self) -> tuple[float, float]:
+        """(CPU s, wall s) of the notebook running now."""
+        if not self._notebook_started:
+            return 0.0, 0.0
+        wall = time.monotonic() - self._notebook_started
+        try:
+            import psutil
+
+            proc = psutil.Process(self.km.provisioner.process.pid)
+            times = proc.cpu_times()
+            cpu = times.user + times.system + sum(
+                c.cpu_times().user + c.cpu_times().system
+                for c in proc.children(recursive=True))
+            return cpu, wall
+        except Exception:  # noqa: BLE001 - no local kernel process to measure: wall time
+            return wall, wall
+
+    def spent(self) -> tuple[float, float]:
+        """(CPU s, wall s) this submission has spent so far."""
+        done = _SPENT.get(self._student(), [0.0, 0.0])
+        cpu, wall = self._running()
+        return done[0] + cpu, done[1] + wall
+
+    def remaining(self) -> float:
+        """Seconds left for this submission (``inf`` without a budget)."""
+        if not self.budget:
+            return math.inf
+        cpu, wall = self.spent()
+        return min(self.budget - cpu, self.wall_factor * self.budget - wall)
+
+    def preprocess(self, nb: NotebookNode, resources: Any = None,
+                   km: Any = None) -> tuple[NotebookNode, dict]:
+        self.resources = resources or {}
+        if self.remaining() <= 0:  # nothing left: do not even start a kernel
+            for cell in nb.cells:
+                self._mark_timed_out(cell)
+            return nb, resources
+        self._notebook_started = time.monotonic()
+        self._last = (0.0, 0.0)
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            student = self._student()
+            _SPENT[student] = [a + b for a, b in zip(_SPENT.get(student, [0.0, 0.0]),
+                                                      self._last)]
+            self._notebook_started = 0.0
+            if self.budget:
+                self.log.info(SPENT_LOG, student, _SPENT[student][0], self.budget)
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict,
+                        index: int) -> tuple[NotebookNode, dict]:
+        if cell.cell_type != "code":
+            return cell, resources
+        left = self.remaining()
+        if left <= 0:
+            self._mark_timed_out(cell)
+            return cell, resources
+        if not hasattr(self, "_cell_timeout"):
+            self._cell_timeout = self.timeout  # the configured one, before this overrides it
+        limits = [t for t in (self._cell_timeout, math.ceil(left)) if t and t > 0]
+        self.timeout = int(min(limits)) if limits else None
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        finally:
+            self._last = self._running()  # the kernel is gone once the notebook is done
+
+    def _mark_timed_out(self, cell: NotebookNode) -> None:
+        if cell.cell_type != "code":
+            return
+        message = (f"timed out: not run, the submission's time budget ({self.budget:g} s) "
+                   "was used up / sin ejecutar: se agotó el tiempo de la entrega")
+        cell.outputs = [new_output("error", ename=TIMED_OUT, evalue=message,
+                                   traceback=[f"{TIMED_OUT}: {message}"])]
+        cell.execution_count = None
+
+
 def _replace(default: list, old: type, new: type) -> list:
     """nbgrader's default preprocessor list with ``old`` swapped for ``new``."""
     if old not in default:
@@ -99,6 +216,14 @@ def autograde_sanitize_preprocessors() -> list:
 
     default = Autograde.class_traits()["sanitize_preprocessors"].default()
     return _replace(list(default), OverwriteCells, OverwriteCellsKnowingHiddenTests)
+
+
+def autograde_preprocessors() -> list:
+    """``Autograde.autograde_preprocessors``: nbgrader's, executing within a time budget."""
+    from nbgrader.converters import Autograde
+
+    default = Autograde.class_traits()["autograde_preprocessors"].default()
+    return _replace(list(default), Execute, BudgetedExecute)
 
 
 def feedback_preprocessors() -> list:

@@ -1,0 +1,179 @@
+"""The class-run benchmark (``make class-bench``): 40 submissions graded by ``course autograde``.
+
+Builds a course in a temporary directory (or ``--course-dir``), generates the release, writes
+``--learners`` submissions of five kinds (honest, partial, hostile, looping, malformed; the mix
+is ``KINDS`` below, scaled to the number asked), grades them all with the course's command
+(``python -m minitorch_course.course autograde``, the instructor's, in a subprocess) and prints
+the wall time, the load average and the report. Not a timed test: the goal (under 30 minutes for
+40 learners on a 2-core machine) is checked by reading its output; benchmarks/README.md records
+a run.
+
+    python benchmarks/class_run.py                      # 40 learners, budget 60 s
+    python benchmarks/class_run.py --learners 10 --budget 30 --keep /tmp/classrun
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))  # the round trip's submission helpers, not duplicated
+
+from test_nbgrader_roundtrip import REFERENCE, _answered  # noqa: E402
+
+from minitorch_course import course  # noqa: E402
+
+ASSIGNMENT = course.ASSIGNMENT
+ADD = 'out = Tensor._make(self.data + other.data, (self, other), "add")'
+MUL = 'out = Tensor._make(a * b, (self, other), "mul")'
+TOPO = "while stack:\n"
+TANH = ("return (g * (1.0 - t * t),)", "return (g * (1.0 - t),)")
+
+
+def _loop_before(line: str) -> str:
+    return f"while True:\n            pass\n        {line}"
+
+
+# kind -> (share of the class, variants); each variant: (name, tensor.py, notebook edits)
+def kinds(reference: str, stub: str) -> dict[str, tuple[int, list[tuple[str, str, dict]]]]:
+    """The mix of a class of 40: variants cycle within each kind."""
+    return {
+        "honest": (14, [("ref", reference, {"answered": True})]),
+        "partial": (8, [
+            ("tanh-mistake", reference.replace(*TANH), {"answered": True}),
+            ("labs-0-3", reference, {"answered": True,
+                                     "only": ("00-", "01-", "02-", "03-")}),
+            ("stub-quiz", stub, {"answered": True}),
+        ]),
+        "hostile": (6, [
+            ("exit-kernel", reference.replace(MUL, "import os; os._exit(3)\n        " + MUL),
+             {"answered": True}),
+            ("stderr-spam", reference + "\nimport sys\n\nsys.stderr.write('x' * 100000)\n",
+             {"answered": True}),
+            ("syntax-error", reference.replace("def add(", "def add(((", 1),
+             {"answered": True}),
+        ]),
+        "looping": (5, [
+            ("loop-add", reference.replace(ADD, _loop_before(ADD)), {"answered": True}),
+            ("loop-topo", reference.replace(TOPO, "while True:\n", 1), {"answered": True}),
+        ]),
+        "malformed": (7, [
+            ("renamed-grade-id", reference, {"answered": True,
+                                             "edit": ("01-", "check_add", "rename")}),
+            ("markdown-cell", reference, {"answered": True,
+                                          "edit": ("02-", None, "markdown")}),
+            ("flipped-grade", reference, {"answered": True,
+                                          "edit": ("07-", "test_01", "flip")}),
+            ("not-json", reference, {"answered": True, "edit": ("03-", None, "garbage")}),
+            ("no-tensor-py", None, {"answered": True}),
+        ]),
+    }
+
+
+def _edit(path: Path, grade_id: str | None, how: str) -> None:
+    if how == "garbage":
+        path.write_text('{"cells": [', encoding="utf-8")
+        return
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    graded = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade")]
+    cell = next(c for c in graded if grade_id in (None, c["metadata"]["nbgrader"]["grade_id"]))
+    meta = cell["metadata"]["nbgrader"]
+    if how == "rename":
+        meta["grade_id"] += "_mine"
+    elif how == "flip":
+        meta["grade"] = not meta["grade"]
+    elif how == "markdown":
+        cell["cell_type"] = "markdown"
+        cell.pop("outputs", None)
+        cell.pop("execution_count", None)
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def submit(course_dir: Path, release: Path, student: str, tensor: str | None, spec: dict) -> None:
+    """One learner's folder in submitted/."""
+    dest = course_dir / "submitted" / student / ASSIGNMENT
+    shutil.copytree(release, dest)
+    for nb in sorted(dest.glob("*.ipynb")):
+        if "only" in spec and not nb.name.startswith(spec["only"]):
+            nb.unlink()
+        elif spec.get("answered"):
+            nb.write_text(_answered(nb, course.SOURCE_NOTEBOOKS / nb.name), encoding="utf-8")
+    if tensor is None:
+        (dest / course.GRADED_FILE).unlink()
+    else:
+        (dest / course.GRADED_FILE).write_text(tensor, encoding="utf-8")
+    if "edit" in spec:
+        prefix, grade_id, how = spec["edit"]
+        _edit(next(dest.glob(f"{prefix}*.ipynb")), grade_id, how)
+
+
+def make_class(course_dir: Path, learners: int) -> dict[str, str]:
+    """Generate the release and ``learners`` submissions; returns {student: kind/variant}."""
+    release = course.generate_assignment(course_dir)
+    reference = REFERENCE.read_text(encoding="utf-8")
+    stub = (release / course.GRADED_FILE).read_text(encoding="utf-8")
+    mix = kinds(reference, stub)
+    for old in (ADD, MUL, TOPO, TANH[0]):
+        assert old in reference, f"the benchmark's edit no longer applies: {old!r}"
+    total = sum(share for share, _ in mix.values())
+    made: dict[str, str] = {}
+    for kind, (share, variants) in mix.items():
+        count = max(1, round(share * learners / total))
+        for i in range(count):
+            name, tensor, spec = variants[i % len(variants)]
+            student = f"{kind}-{i + 1:02d}"
+            submit(course_dir, release, student, tensor, spec)
+            made[student] = f"{kind}/{name}"
+    return made
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--learners", type=int, default=40)
+    parser.add_argument("--budget", type=float, default=60.0)
+    parser.add_argument("--keep", type=Path, help="course directory to build and keep")
+    args = parser.parse_args(argv)
+    tmp = None
+    if args.keep:
+        course_dir = args.keep.resolve()
+        if course_dir.exists():
+            raise SystemExit(f"{course_dir} exists: choose a new directory for --keep")
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="class-bench-")
+        course_dir = Path(tmp.name) / "course"
+    try:
+        start = time.monotonic()
+        made = make_class(course_dir, args.learners)
+        setup = time.monotonic() - start
+        print(f"{len(made)} submissions written in {setup:.0f} s: "
+              + ", ".join(f"{k}: {sum(v.startswith(k + '/') for v in made.values())}"
+                          for k in ("honest", "partial", "hostile", "looping", "malformed")))
+        load = os.getloadavg()
+        start = time.monotonic()
+        proc = subprocess.run([sys.executable, "-m", "minitorch_course.course", "autograde",
+                               "--course-dir", str(course_dir), "--budget", f"{args.budget:g}"],
+                              env=course.grading_env())
+        seconds = time.monotonic() - start
+        load_after = os.getloadavg()
+        print(f"\nclass run of {len(made)} learners: {seconds:.0f} s ({seconds / 60:.1f} min), "
+              f"{seconds / len(made):.0f} s per learner, budget {args.budget:g} s, "
+              f"exit {proc.returncode}; {os.cpu_count()} cores, load average "
+              f"{load[0]:.1f} before, {load_after[0]:.1f} / {load_after[1]:.1f} / "
+              f"{load_after[2]:.1f} after (1/5/15 min)")
+        print("kinds: " + json.dumps(made))
+        return 0
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,414 @@
+"""The class run: grade every submission of a course directory, learner by learner, and report.
+
+    python -m minitorch_course.course autograde [--course-dir DIR] [--budget 60] [--force]
+    python -m minitorch_course.course export [--course-dir DIR]
+
+``autograde`` runs ``nbgrader autograde fase08 --student ID`` once per learner of
+``submitted/`` (one nbgrader process each), so one broken submission never stops the class:
+
+- before grading, each submitted notebook is compared with the gradebook's cells: a graded or
+  locked cell whose ``grade_id`` was renamed or deleted, that became Markdown, or whose
+  ``grade``/``solution`` flags were flipped makes nbgrader stop ("nbgrader update", "Inconsistent
+  checksums") or score it 0 silently. Such a notebook is not graded: its grades are flagged
+  ``needs_manual_grade`` in the gradebook, the report names it and why, and the learner's other
+  notebooks are graded one by one (``--notebook``);
+- a learner whose nbgrader run fails anyway is retried notebook by notebook, to grade what can be
+  graded and name the notebook that fails;
+- each submission has a time budget (``--budget`` CPU seconds of its kernels for all its
+  notebooks, wall time capped at three times that; ``nbgrader_ext.BudgetedExecute``): after its
+  first timeout the remaining cells are marked timed out without running.
+
+The run ends with a report (printed, and written to ``reports/autograde-<time>.{txt,json}`` in
+the course directory): who was graded, who failed and why, whose cells timed out, who needs
+manual grading. Then ``grades-by-notebook.csv`` (``export``): one row per learner, one column per
+graded notebook, the total and the quiz's pass mark (70 %), read with nbgrader's Gradebook API.
+Grading data is never deleted: without ``--force`` an already autograded submission is skipped
+(nbgrader's rule: it is regraded only if submitted again).
+"""
+
+from __future__ import annotations
+
+import csv
+import fnmatch
+import json
+import re
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from minitorch_course import course
+
+BUDGET = 60.0  # CPU seconds of the kernels per submission (all its notebooks); wall: 3x
+NO_BUDGET = 0.0  # --budget 0: no budget (only the per-cell Execute.timeout)
+QUIZ = "07-quiz"
+QUIZ_PASS = 0.70  # the quiz is passed with 70 % of its points
+EXPORT = "grades-by-notebook.csv"
+REPORTS = "reports"
+TIMED_OUT = ("TimeBudgetExceeded", "CellTimeoutError")  # enames, see nbgrader_ext
+
+
+@dataclass
+class Outcome:
+    """What happened to one learner's submission."""
+
+    student: str
+    status: str = "graded"  # graded | partly graded | failed | skipped (already autograded)
+    seconds: float = 0.0  # wall time, nbgrader's own work included
+    spent: float = 0.0  # of the time budget: the kernels' CPU seconds, start-ups included
+    problems: list[str] = field(default_factory=list)  # why it failed (nbgrader's errors)
+    manual: dict[str, str] = field(default_factory=dict)  # notebook -> why it needs a human
+    timed_out: dict[str, int] = field(default_factory=dict)  # notebook -> graded cells
+    stopped_at: str = ""  # notebook/grade_id of the cell running when the budget ran out
+    scores: dict[str, list[float]] = field(default_factory=dict)  # notebook -> [score, max]
+
+
+# ---------------------------------------------------------------- what the gradebook expects
+def _gradebook(course_dir: Path):
+    from nbgrader.api import Gradebook
+
+    return Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", course_id=course.COURSE_ID)
+
+
+def expected_cells(course_dir: Path) -> dict[str, dict[str, dict]]:
+    """{notebook: {grade_id: {cell_type, grade, solution, locked}}} from the gradebook."""
+    found: dict[str, dict[str, dict]] = {}
+    with _gradebook(course_dir) as gb:
+        assignment = gb.find_assignment(course.ASSIGNMENT)
+        for nb in assignment.notebooks:
+            cells = found.setdefault(nb.name, {})
+            grades = {c.name for c in nb.grade_cells}
+            solutions = {c.name for c in nb.solution_cells}
+            for cell in nb.source_cells:
+                cells[cell.name] = {"cell_type": cell.cell_type, "grade": cell.name in grades,
+                                    "solution": cell.name in solutions, "locked": cell.locked}
+    return found
+
+
+def malformed(path: Path, expected: dict[str, dict]) -> str | None:
+    """Why nbgrader cannot grade this submitted notebook as is (None: it can)."""
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        cells = nb["cells"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
+        return f"not a readable notebook ({type(err).__name__}: {err})"
+    submitted: dict[str, dict] = {}
+    for cell in cells:
+        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
+        if meta.get("grade_id"):
+            submitted.setdefault(meta["grade_id"], {
+                "cell_type": cell.get("cell_type"), "grade": bool(meta.get("grade")),
+                "solution": bool(meta.get("solution")), "locked": bool(meta.get("locked"))})
+    problems = []
+    for name, want in expected.items():
+        got = submitted.get(name)
+        if got is None:
+            problems.append(f"cell {name} is missing (grade_id renamed or cell deleted)")
+            continue
+        if got["cell_type"] != want["cell_type"]:
+            problems.append(f"cell {name} became {got['cell_type']} (was {want['cell_type']})")
+        for flag in ("grade", "solution"):
+            if got[flag] != want[flag]:
+                problems.append(f"cell {name}: metadata '{flag}' changed to {got[flag]}")
+    unknown = sorted(set(submitted) - set(expected))
+    if unknown and problems:
+        problems.append(f"unknown grade_id {', '.join(unknown)}")
+    return "; ".join(problems) or None
+
+
+def flag_for_manual_grading(course_dir: Path, student: str, notebook: str) -> None:
+    """Mark a notebook's grades as needing a human (nbgrader's own flag, shown by formgrader)."""
+    from sqlalchemy.exc import SAWarning
+
+    with _gradebook(course_dir) as gb, warnings.catch_warnings():
+        # nbgrader's own submission creation warns about its autoflush; the rows are written
+        warnings.simplefilter("ignore", SAWarning)
+        gb.update_or_create_student(student)
+        gb.update_or_create_submission(course.ASSIGNMENT, student)
+        nb = gb.find_submission_notebook(notebook, course.ASSIGNMENT, student)
+        for grade in nb.grades:
+            grade.auto_score = None
+            if grade.manual_score is None:  # a human's grade stays (a later run re-flags)
+                grade.needs_manual_grade = True
+        gb.db.commit()
+
+
+# ---------------------------------------------------------------- running nbgrader
+def _errors(log: str) -> list[str]:
+    """nbgrader's error lines, without the traceback noise."""
+    lines = [line.strip() for line in log.splitlines()
+             if "ERROR" in line or "NbGraderException" in line or "Inconsistent" in line
+             or "nbgrader update" in line]
+    return list(dict.fromkeys(lines))[:6]
+
+
+def spent(log: str) -> float:
+    """The seconds of budget a run's log says it spent (``nbgrader_ext.SPENT_LOG``)."""
+    found = re.findall(r"time budget: \S* spent ([0-9.]+) s", log)
+    return float(found[-1]) if found else 0.0
+
+
+def _run(course_dir: Path, student: str, budget: float, force: bool,
+         notebook: str | None = None) -> tuple[int, str]:
+    """``nbgrader autograde`` of one learner; ``budget`` <= 0: no time left (not: no budget)."""
+    left = max(budget, 0.001) if budget != NO_BUDGET else 0  # 0 means none to nbgrader_ext
+    args = ["autograde", course.ASSIGNMENT, "--student", student,
+            f"--BudgetedExecute.budget={left:g}"]
+    if notebook:
+        args.append(f"--notebook={notebook}")
+    if force:
+        args.append("--force")
+    proc = course.nbgrader(args, course_dir, check=False)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict]],
+              budget: float = BUDGET, force: bool = False) -> Outcome:
+    """Autograde one learner's submission; never raises for anything the submission holds."""
+    start = time.monotonic()
+    out = Outcome(student)
+    folder = course_dir / "submitted" / student / course.ASSIGNMENT
+    if not folder.is_dir():
+        out.status = "failed"
+        out.problems.append(f"no {course.ASSIGNMENT}/ folder in submitted/{student}/")
+        return out
+    present = sorted(p.stem for p in folder.glob("*.ipynb") if p.stem in expected)
+    for name in present:
+        why = malformed(folder / f"{name}.ipynb", expected[name])
+        if why:
+            out.manual[name] = why
+    if not (folder / course.GRADED_FILE).is_file():
+        out.problems.append(f"no {course.GRADED_FILE} in the submission")
+    failed = False
+    if not out.manual:
+        code, log = _run(course_dir, student, budget, force)
+        out.spent = spent(log)
+        if "Skipping existing assignment" in log:
+            out.status = "skipped"
+        if code != 0:
+            failed = True
+            out.problems.extend(_errors(log) or [f"nbgrader exited with {code}"])
+    if out.manual or failed:  # grade what can be graded, notebook by notebook
+        _grade_notebooks(course_dir, student, present, out, budget, force)
+    for name in out.manual:
+        flag_for_manual_grading(course_dir, student, name)
+    out.timed_out, out.stopped_at = timed_out_cells(course_dir, student)
+    out.scores = notebook_scores(course_dir, student)
+    out.seconds = round(time.monotonic() - start, 1)
+    if out.status != "skipped":
+        graded = [n for n in present if n not in out.manual]
+        if out.manual and graded:
+            out.status = "partly graded"
+        elif out.manual or (out.problems and not out.scores):
+            out.status = "failed"
+    return out
+
+
+def _grade_notebooks(course_dir: Path, student: str, present: list[str], out: Outcome,
+                     budget: float, force: bool) -> None:
+    """Notebook by notebook, one budget: what nbgrader cannot grade goes to ``out.manual``."""
+    for name in present:
+        if name in out.manual:
+            continue
+        left = budget - out.spent if budget != NO_BUDGET else NO_BUDGET
+        code, log = _run(course_dir, student, left, force, notebook=name)
+        out.spent += spent(log)
+        if code != 0:
+            errors = _errors(log)
+            out.manual[name] = "nbgrader failed: " + (" | ".join(errors) or f"exit {code}")
+
+
+def timed_out_cells(course_dir: Path, student: str) -> tuple[dict[str, int], str]:
+    """({notebook: graded cells stopped or skipped by the time budget}, the cell that was
+    running when time ran out, as ``notebook/grade_id``, or "")."""
+    found, first = {}, ""
+    for path in sorted((course_dir / "autograded" / student / course.ASSIGNMENT).glob("*.ipynb")):
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        except (OSError, ValueError, KeyError):
+            continue
+        count = 0
+        for index, cell in enumerate(cells):
+            enames = {o.get("ename") for o in cell.get("outputs", [])
+                      if o.get("output_type") == "error"}
+            meta = (cell.get("metadata") or {}).get("nbgrader") or {}
+            if TIMED_OUT[1] in enames and not first:
+                first = f"{path.stem}/{meta.get('grade_id') or f'cell {index}'}"
+            if enames & set(TIMED_OUT) and meta.get("grade"):
+                count += 1
+        if count:
+            found[path.stem] = count
+    return found, first
+
+
+def notebook_scores(course_dir: Path, student: str) -> dict[str, list[float]]:
+    """{notebook: [score, max score]} of a learner's graded notebooks (gradebook)."""
+    from nbgrader.api import MissingEntry
+
+    with _gradebook(course_dir) as gb:
+        try:
+            submission = gb.find_submission(course.ASSIGNMENT, student)
+        except MissingEntry:
+            return {}
+        return {nb.name: [nb.score, nb.max_score] for nb in submission.notebooks if nb.max_score}
+
+
+# ---------------------------------------------------------------- the class
+def students(course_dir: Path, pattern: str = "*") -> list[str]:
+    """The learners of ``submitted/`` (folder names matching ``pattern``)."""
+    folder = course_dir / "submitted"
+    return sorted(p.name for p in folder.iterdir()
+                  if p.is_dir() and fnmatch.fnmatch(p.name, pattern)) if folder.is_dir() else []
+
+
+def class_run(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
+              force: bool = False, log=print) -> list[Outcome]:
+    """Grade every learner of ``submitted/`` one by one; returns what happened to each."""
+    if not (course_dir / "gradebook.db").is_file():
+        raise SystemExit(f"no gradebook in {course_dir}: run `nbgrader generate_assignment "
+                         f"{course.ASSIGNMENT}` there first (docs/INSTRUCTOR.md)")
+    expected = expected_cells(course_dir)
+    learners = students(course_dir, pattern)
+    if not learners:
+        raise SystemExit(f"nobody to grade: {course_dir / 'submitted'} holds no learner folder"
+                         + (f" matching {pattern!r}" if pattern != "*" else ""))
+    outcomes = []
+    for i, student in enumerate(learners, 1):
+        outcome = grade_one(course_dir, student, expected, budget=budget, force=force)
+        outcomes.append(outcome)
+        log(f"[{i}/{len(learners)}] {student}: {outcome.status} in {outcome.seconds:.0f} s"
+            + (f", timed out in {', '.join(outcome.timed_out)}" if outcome.timed_out else "")
+            + (f", needs manual grading: {', '.join(outcome.manual)}" if outcome.manual else ""))
+    return outcomes
+
+
+def report_text(outcomes: list[Outcome], budget: float, seconds: float) -> str:
+    """The human-readable report of a class run."""
+    def total(o: Outcome) -> str:
+        score = sum(s for s, _ in o.scores.values())
+        most = sum(m for _, m in o.scores.values())
+        return f"{score:g}/{most:g}" if most else "no score"
+
+    by = {s: [o for o in outcomes if o.status == s]
+          for s in ("graded", "partly graded", "skipped", "failed")}
+    lines = [f"Class run of {course.ASSIGNMENT}: {len(outcomes)} submissions in {seconds:.0f} s "
+             f"(budget {budget:g} s each)", ""]
+    lines.append(f"Graded ({len(by['graded']) + len(by['partly graded'])}):")
+    for o in by["graded"] + by["partly graded"]:
+        note = " (partly: see manual grading)" if o.status == "partly graded" else ""
+        lines.append(f"  {o.student}: {total(o)} in {o.seconds:.0f} s "
+                     f"({o.spent:.0f} s CPU of the budget){note}")
+    if by["skipped"]:
+        lines.append(f"Already autograded, skipped ({len(by['skipped'])}; --force regrades):")
+        lines += [f"  {o.student}: {total(o)}" for o in by["skipped"]]
+    lines.append(f"Failed ({len(by['failed'])}):")
+    for o in by["failed"]:
+        why = "; ".join(o.problems) or "; ".join(f"{n}: {w}" for n, w in o.manual.items())
+        lines.append(f"  {o.student}: {why}")
+    warned = [o for o in outcomes if o.problems and o.status != "failed"]
+    if warned:
+        lines.append("Graded with problems:")
+        lines += [f"  {o.student}: {'; '.join(o.problems)}" for o in warned]
+    timed = [o for o in outcomes if o.timed_out]
+    lines.append(f"Timed out (budget used up; those graded cells score 0) ({len(timed)}):")
+    for o in timed:
+        cells = ", ".join(f"{n} ({k})" for n, k in o.timed_out.items())
+        where = f"stopped in {o.stopped_at}; " if o.stopped_at else ""
+        lines.append(f"  {o.student}: {where}graded cells not run: {cells}")
+    if timed:
+        lines.append("  (an honest submission on a busy machine? regrade it with more time: "
+                     "course autograde --force --student ID --budget 180)")
+    manual = [o for o in outcomes if o.manual]
+    lines.append(f"Needs manual grading ({len(manual)}; flagged in the gradebook, not scored):")
+    for o in manual:
+        lines += [f"  {o.student} / {n}: {w}" for n, w in o.manual.items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(course_dir: Path, outcomes: list[Outcome], budget: float,
+                 seconds: float) -> tuple[Path, str]:
+    """reports/autograde-<time>.txt and .json; returns the text file and the text."""
+    folder = course_dir / REPORTS
+    folder.mkdir(exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    text = report_text(outcomes, budget, seconds)
+    path = folder / f"autograde-{stamp}.txt"
+    path.write_text(text, encoding="utf-8")
+    data = {"assignment": course.ASSIGNMENT, "budget": budget, "seconds": round(seconds, 1),
+            "submissions": [asdict(o) for o in outcomes]}
+    path.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return path, text
+
+
+# ---------------------------------------------------------------- export
+def export(course_dir: Path, path: Path | None = None) -> Path:
+    """``grades-by-notebook.csv``: one row per learner, one column per graded notebook.
+
+    Columns: ``student_id``, each graded notebook's score, ``total``, ``max_total``,
+    ``quiz_passed`` (the quiz's score is at least 70 % of its points: yes/no) and
+    ``needs_manual_grading`` (notebooks nbgrader could not grade: their column is empty and the
+    total leaves them out until a human grades them, e.g. in formgrader).
+    """
+    path = path or course_dir / EXPORT
+    with _gradebook(course_dir) as gb:
+        assignment = gb.find_assignment(course.ASSIGNMENT)
+        notebooks = [nb.name for nb in assignment.notebooks if nb.max_score]
+        maxima = {nb.name: nb.max_score for nb in assignment.notebooks if nb.max_score}
+        rows = []
+        for student in sorted(gb.students, key=lambda s: s.id):
+            row = {"student_id": student.id}
+            try:
+                submission = gb.find_submission(course.ASSIGNMENT, student.id)
+            except Exception:  # noqa: BLE001 - MissingEntry: nothing submitted
+                rows.append({**row, "total": "", "max_total": sum(maxima.values()),
+                             "quiz_passed": "no", "needs_manual_grading": "not submitted"})
+                continue
+            manual = []
+            total = 0.0
+            for nb in submission.notebooks:
+                if nb.name not in maxima:
+                    continue
+                if nb.needs_manual_grade:
+                    manual.append(nb.name)
+                    row[nb.name] = ""
+                else:
+                    row[nb.name] = f"{nb.score:g}"
+                    total += nb.score
+            quiz = next((nb for nb in submission.notebooks if nb.name == QUIZ), None)
+            passed = (quiz is not None and not quiz.needs_manual_grade
+                      and quiz.score >= QUIZ_PASS * quiz.max_score)
+            rows.append({**row, "total": f"{total:g}", "max_total": f"{sum(maxima.values()):g}",
+                         "quiz_passed": "yes" if passed else
+                         ("pending" if QUIZ in manual else "no"),
+                         "needs_manual_grading": " ".join(manual)})
+    fields = ["student_id", *notebooks, "total", "max_total", "quiz_passed",
+              "needs_manual_grading"]
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+# ---------------------------------------------------------------- command line
+def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
+                      force: bool = False) -> int:
+    """``course autograde``: the class run, its report, then the per-notebook export."""
+    course_dir = course_dir.expanduser().resolve()
+    start = time.monotonic()
+    outcomes = class_run(course_dir, budget=budget, pattern=pattern, force=force)
+    path, text = write_report(course_dir, outcomes, budget, time.monotonic() - start)
+    print()
+    print(text, end="")
+    print(f"report: {path} (and {path.with_suffix('.json').name})")
+    print(f"grades: {export(course_dir)}")
+    return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def export_command(course_dir: Path) -> int:
+    """``course export``: grades-by-notebook.csv from the gradebook."""
+    course_dir = course_dir.expanduser().resolve()
+    if not (course_dir / "gradebook.db").is_file():
+        raise SystemExit(f"no gradebook in {course_dir}: nothing to export")
+    print(f"grades: {export(course_dir)}")
+    return 0

@@ -1,0 +1,85 @@
+"""Fast checks of the class run's parts: the exchange in the generated config, the detection of
+submitted notebooks nbgrader cannot grade (tests/test_classrun.py runs whole classes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from traitlets.config.loader import PyFileConfigLoader
+
+from minitorch_course import classrun, course
+
+
+def _config(course_dir: Path):
+    return PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config()
+
+
+def test_the_exchange_defaults_to_the_course_directory(tmp_path):
+    course.build(tmp_path / "course")
+    config = _config(tmp_path / "course")
+    assert config.Exchange.root == str(tmp_path / "course" / "exchange")
+    assert config.CourseDirectory.course_id == course.COURSE_ID
+    assert config.BudgetedExecute.budget == course.BUDGET
+
+
+def test_the_exchange_can_be_given(tmp_path, capsys):
+    assert course.build_command(tmp_path / "course", tmp_path / "shared" / "exchange") == 0
+    assert _config(tmp_path / "course").Exchange.root == str(tmp_path / "shared" / "exchange")
+    assert f"exchange: {tmp_path / 'shared' / 'exchange'}" in capsys.readouterr().out
+
+
+def test_autograde_executes_within_the_budget(tmp_path):
+    from minitorch_course import nbgrader_ext
+
+    course.build(tmp_path / "course")
+    assert nbgrader_ext.BudgetedExecute in _config(tmp_path / "course").Autograde \
+        .autograde_preprocessors
+
+
+EXPECTED = {
+    "setup": {"cell_type": "code", "grade": False, "solution": False, "locked": True},
+    "ex_1": {"cell_type": "code", "grade": False, "solution": True, "locked": False},
+    "check_add": {"cell_type": "code", "grade": True, "solution": False, "locked": True},
+}
+
+
+def _notebook(tmp_path: Path, edit=None) -> Path:
+    cells = [{"cell_type": want["cell_type"], "source": "", "outputs": [], "metadata": {
+        "nbgrader": {"grade_id": name, "grade": want["grade"], "solution": want["solution"],
+                     "locked": want["locked"]}}} for name, want in EXPECTED.items()]
+    if edit:
+        edit(cells)
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    return path
+
+
+def _meta(cells, name):
+    return next(c for c in cells if c["metadata"]["nbgrader"]["grade_id"] == name)["metadata"][
+        "nbgrader"]
+
+
+def test_an_intact_notebook_is_gradable(tmp_path):
+    assert classrun.malformed(_notebook(tmp_path), EXPECTED) is None
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda cells: _meta(cells, "check_add").update(grade_id="check_mine"),
+     "cell check_add is missing (grade_id renamed or cell deleted); unknown grade_id check_mine"),
+    (lambda cells: cells.pop(), "cell check_add is missing"),
+    (lambda cells: cells[2].update(cell_type="markdown"), "cell check_add became markdown"),
+    (lambda cells: _meta(cells, "ex_1").update(solution=False),
+     "cell ex_1: metadata 'solution' changed to False"),
+    (lambda cells: _meta(cells, "setup").update(grade=True),
+     "cell setup: metadata 'grade' changed to True"),
+])
+def test_a_changed_graded_cell_is_named(tmp_path, edit, why):
+    assert why in classrun.malformed(_notebook(tmp_path, edit), EXPECTED)
+
+
+def test_a_broken_file_is_named(tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_text('{"cells": [', encoding="utf-8")
+    assert classrun.malformed(path, EXPECTED).startswith("not a readable notebook")
