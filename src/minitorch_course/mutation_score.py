@@ -39,6 +39,7 @@ CONFIG = "cosmic-ray.toml"
 MUTANT_FILE = "tensor.py"
 TIMEOUT = 600.0  # seconds per mutant; a mutant that hangs (an endless loop) counts as killed
 EQUIVALENCE_PROGRAMS = 10_000
+EQUIVALENCE_CACHE = "equivalence.json"  # survivor job id -> fuzzed programs, differences
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 
 
@@ -185,17 +186,23 @@ def results(workdir: Path) -> tuple[list[dict], int]:
             m = item.mutations[0]
             judged.append({"job": item.job_id, "operator": m.operator_name,
                            "occurrence": m.occurrence, "line": m.start_pos[0],
+                           "args": dict(m.operator_args or {}),
                            "killed": result.is_killed, "outcome": str(result.test_outcome),
                            "diff": result.diff or "", "output": result.output or ""})
     return judged, pending
 
 
-def mutant_source(operator: str, occurrence: int) -> str:
+def focus_of(function: str) -> list:
+    """The rows a survivor's fuzzed programs must contain (none: any program)."""
+    return [op for op in OPS if op.method == function.rsplit(".", 1)[-1]]
+
+
+def mutant_source(operator: str, occurrence: int, args: dict) -> str:
     from cosmic_ray.mutating import mutate_code
     from cosmic_ray.plugins import get_operator
 
     source = runner.REFERENCE_FILE.read_text(encoding="utf-8")
-    return mutate_code(source, get_operator(operator)(None), occurrence)
+    return mutate_code(source, get_operator(operator)(**args), occurrence)
 
 
 def report(workdir: Path, programs: int) -> int:
@@ -205,17 +212,24 @@ def report(workdir: Path, programs: int) -> int:
     killed = [j for j in judged if j["killed"]]
     survivors = [j for j in judged if not j["killed"]]
     original = runner.REFERENCE_FILE.read_text(encoding="utf-8")
+    cache_file = workdir / EQUIVALENCE_CACHE
+    cache = json.loads(cache_file.read_text(encoding="utf-8")) if cache_file.exists() else {}
     equivalent, distinguished = [], []
     for s in survivors:
         function = function_at(original, s["line"])
-        source = mutant_source(s["operator"], s["occurrence"])
-        impl = runner.load_impl(source=source, name="cosmic_ray_survivor")
-        focus = [op for op in OPS if op.method == function.rsplit(".", 1)[-1]] or None
-        outcome = fuzz.compare(impl, programs, focus=focus)
+        if cache.get(s["job"], {}).get("programs", 0) < programs:
+            source = mutant_source(s["operator"], s["occurrence"], s["args"])
+            impl = runner.load_impl(source=source, name="cosmic_ray_survivor")
+            outcome = fuzz.compare(impl, programs, focus=focus_of(function) or None)
+            cache[s["job"]] = {"programs": outcome.programs, "differ": len(outcome.failures),
+                               "first": str(outcome.failures[0]) if outcome.failures else ""}
+            cache_file.write_text(json.dumps(cache, indent=1), encoding="utf-8")
+        seen = cache[s["job"]]
         line = (f"line {s['line']} ({function}) {s['operator']} #{s['occurrence']}: "
-                f"{outcome.programs} programs, {len(outcome.failures)} differ")
-        (distinguished if outcome.failures else equivalent).append(line)
-        print(("≠ " if outcome.failures else "≡ ") + line + "\n" + s["diff"], flush=True)
+                f"{seen['programs']} programs{' with that op' if focus_of(function) else ''}, "
+                f"{seen['differ']} differ")
+        (distinguished if seen["differ"] else equivalent).append(line)
+        print(("≠ " if seen["differ"] else "≡ ") + line + "\n" + s["diff"], flush=True)
     total = len(judged)
     raw = len(killed) / total if total else 0.0
     non_equivalent = total - len(equivalent)

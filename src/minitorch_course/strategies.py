@@ -233,8 +233,8 @@ def _wire_transpose(draw: Draw, shape: Shape):
     if nd == 0 or uniform(draw, 4) == 0:
         return (shape,), {"axes": None}, 0
     perm = draw(st.permutations(range(nd)))
-    sign = uniform(draw, 3)  # none, all or some of the axes negative
-    negative = [sign == 1 or (sign == 2 and uniform(draw, 2)) for _ in range(nd)]
+    sign = uniform(draw, 4)  # none, all or (twice as often) some of the axes negative
+    negative = [sign == 1 or (sign > 1 and uniform(draw, 2)) for _ in range(nd)]
     return (shape,), {"axes": tuple(a - nd if neg else a for a, neg in zip(perm, negative))}, 0
 
 
