@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -226,7 +227,9 @@ def run_torch(program: Program) -> tuple[list[Any], list[Any]]:
             values.append(step.row.ref(torch, *[values[a] for a in step.args], **step.kwargs))
     for i, g in zip(program.sinks, program.upstream):
         if values[i].requires_grad:
-            values[i].backward(torch.as_tensor(g), retain_graph=True)
+            warnings.filterwarnings("ignore", "grad and param do not obey")  # size-0 leaves
+            # a copy: torch may keep it as a leaf's .grad and add the next pass into it in place
+            values[i].backward(torch.tensor(g), retain_graph=True)
     leaves = [v for v, s in zip(values, program.steps) if isinstance(s, Leaf)]
     return ([v.detach().numpy() for v in values],
             [None if v.grad is None else v.grad.numpy() for v in leaves])
