@@ -19,7 +19,9 @@ libraries, ``high·tanh(u)`` for a domain symmetric around 0 and ``low + (high -
 otherwise (so log, sqrt and pow's base see [0.5, 2], divisors and relu inputs [0.2, 2]), which
 also keeps values from overflowing along a chain. A domain that forbids ties (max's) takes
 leaves only: an intermediate's near-ties could round differently in NumPy and torch. Calls
-torch rejects (max over an empty axis) are rejected by Hypothesis, not run.
+torch rejects (max over an empty axis) are rejected by Hypothesis, not run. Edge inputs outside
+a row's domain (pow at base 0, relu at exactly 0) are therefore never drawn here: they belong to
+fixed cases.
 
     python -m minitorch_course.fuzz --programs 5000      # against the reference; prints failures
     make fuzz N=5000                                     # the pytest suite with Hypothesis statistics
