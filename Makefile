@@ -32,7 +32,7 @@ CHECK_BROKEN := make check no ha podido comprobar tu trabajo: el mensaje de arri
 # This checkout's packages, whatever checkout an active environment's editable install points at.
 SRC := PYTHONPATH=$(CURDIR)/src
 
-.PHONY: help lab test suites lint check stubs notebooks render mutants heldout bench venv clean
+.PHONY: help lab test suites lint check stubs notebooks render mutants heldout fuzz mutation-score bench venv clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -87,6 +87,15 @@ mutants: $(STAMP)  ## maintainers: the catalog of planted mistakes: caught and d
 
 heldout: $(STAMP)  ## maintainers: score the diagnosis on the held-out mistakes (tests/heldout/)
 	cd tests && MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m heldout.score $(if $(MD),--markdown $(MD))
+
+fuzz: $(STAMP)  ## maintainers: random op programs vs torch, with Hypothesis statistics (N=20000)
+	MINITORCH_IMPL=reference FUZZ_PROGRAMS=$(or $(N),20000) $(SRC) $(BIN)/python -m pytest \
+	    -p no:cacheprovider tests/test_fuzz.py --hypothesis-show-statistics -rA
+
+mutation-score: $(STAMP)  ## maintainers: Cosmic Ray mutants of the solutions vs the graded checks
+	$(BIN)/python -c 'import cosmic_ray' 2>/dev/null || $(BIN)/python -m pip install cosmic-ray==8.7.0
+	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_course.mutation_score run
+	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_course.mutation_score report
 
 bench: $(STAMP)  ## maintainers: speed and memory against raw NumPy, PyTorch and MyGrad
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/bench.py

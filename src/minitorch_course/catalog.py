@@ -356,6 +356,32 @@ def _torch_index(index):
     return tuple(one(i) for i in index) if isinstance(index, tuple) else one(index)
 
 
+def _torch_getitem(t, a, index):
+    """``a[index]`` in torch for a NumPy index, including what torch's indexing lacks: a slice
+    with a negative step (the axis is flipped, then sliced forwards) and a boolean mask given
+    as an ndarray."""
+    parts = list(index) if isinstance(index, tuple) else [index]
+
+    def width(p) -> int:  # how many axes an index part consumes
+        return p.ndim if isinstance(p, np.ndarray) and p.dtype == np.bool_ else 1
+
+    axis, out = 0, []
+    for p in parts:
+        if p is Ellipsis:
+            axis += a.dim() - sum(width(q) for q in parts if q is not Ellipsis)
+        elif isinstance(p, slice) and (p.step or 1) < 0:
+            n = a.shape[axis]
+            picked = range(*p.indices(n))
+            a = a.flip(axis)
+            first = n - 1 - picked[0] if len(picked) else 0
+            p = slice(first, first + len(picked) * -p.step, -p.step)
+        elif isinstance(p, np.ndarray) and p.dtype == np.bool_:
+            p = t.as_tensor(p)
+        out.append(p)
+        axis += 0 if p is Ellipsis else width(p) if not hasattr(p, "dim") else p.dim()
+    return a[_torch_index(tuple(out) if isinstance(index, tuple) else out[0])]
+
+
 REDUCTION_CASES = (
     Case(((3, 5),)),
     Case((GRID,), {"axis": 1}),
@@ -521,7 +547,7 @@ OPS: tuple[Op, ...] = (
                  Case(((),), {"shape": (3, 5)})),
        "broadcast-target", points=1, formula="broadcast_to", reverse_broadcasts=True),
     Op("getitem", "getitem", "02-reductions-and-shapes",
-       lambda m, a, index: a[index], lambda t, a, index: a[_torch_index(index)], (REAL,),
+       lambda m, a, index: a[index], _torch_getitem, (REAL,),
        (Case(((3, 5),), {"index": (slice(1, None), slice(None, None, 2))}),
         Case((GRID,), {"index": [0, 0, 2, 19]}, note="repeated indices"),
         Case((GRID,), {"index": ([1, 1, 4], slice(None), [0, 0, 2])}, note="repeated pairs"),

@@ -1,0 +1,280 @@
+"""``make mutation-score``: how strong the graded checks are, measured with Cosmic Ray.
+
+Cosmic Ray (https://github.com/sixty-north/cosmic-ray, a maintained mutation-testing tool on
+PyPI) generates every mutant of a COPY of ``solutions/tensor.py`` (the reference is never
+touched); the mutants outside the fenced solution regions (``### BEGIN SOLUTION`` ...
+``### END SOLUTION``, what a learner writes) are marked skipped before any runs. Cosmic Ray
+writes each mutant into the copy and runs the test command, ``judge``: it finds the function
+the mutation sits in, and runs the checks the graded notebook cells run (``runner.run`` with
+``runner.GRADED_SUITES``, as ``grading.check_ops`` does) on that op's rows plus the engine
+rows. Exit status 1 (some row fails) = killed, 0 = survived.
+
+A survivor is equivalent when ``minitorch_course.fuzz`` finds no difference from the reference
+on at least EQUIVALENCE_PROGRAMS random programs that each contain the mutated op (a program on
+which it differs from torch counts only where the reference agrees with torch).
+
+    python -m minitorch_course.mutation_score run        # init (once), filter, judge (resumes)
+    python -m minitorch_course.mutation_score report     # kill rates; fuzzes the survivors
+    python -m minitorch_course.mutation_score judge FILE # one mutant (Cosmic Ray's test command)
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from minitorch_course import runner
+from minitorch_course.catalog import ENGINE_ROWS, OPS
+
+WORKDIR = runner.ROOT / "build" / "mutation-score"
+SESSION = "session.sqlite"
+CONFIG = "cosmic-ray.toml"
+MUTANT_FILE = "tensor.py"
+TIMEOUT = 600.0  # seconds per mutant; a mutant that hangs (an endless loop) counts as killed
+EQUIVALENCE_PROGRAMS = 10_000
+EQUIVALENCE_CACHE = "equivalence.json"  # survivor job id -> fuzzed programs, differences
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+
+
+# ---------------------------------------------------------------- where a mutation sits
+def fenced_lines(source: str) -> set[int]:
+    """1-based numbers of the lines inside the fenced solution regions."""
+    inside, lines = False, set()
+    for number, line in enumerate(source.splitlines(), start=1):
+        if line.strip() == BEGIN:
+            inside = True
+        elif line.strip() == END:
+            inside = False
+        elif inside:
+            lines.add(number)
+    return lines
+
+
+def functions(source: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, qualified name) of every top-level function and method."""
+    found = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            found.append((node.lineno, node.end_lineno, node.name))
+        elif isinstance(node, ast.ClassDef):
+            found += [(f.lineno, f.end_lineno, f"{node.name}.{f.name}") for f in node.body
+                      if isinstance(f, ast.FunctionDef)]
+    return found
+
+
+def function_at(source: str, line: int) -> str:
+    return next((name for first, last, name in functions(source) if first <= line <= last), "")
+
+
+def rows_for(function: str) -> list[str]:
+    """The rows judging a mutant of ``function``: its op's rows, then the engine rows."""
+    method = function.rsplit(".", 1)[-1]
+    return [op.name for op in OPS if op.method == method] + [row.name for row in ENGINE_ROWS]
+
+
+def changed_line(original: str, mutant: str) -> int:
+    """The first line of ``original`` the mutant changes (1-based)."""
+    matcher = difflib.SequenceMatcher(None, original.splitlines(), mutant.splitlines(),
+                                      autojunk=False)
+    for tag, i1, _, _, _ in matcher.get_opcodes():
+        if tag != "equal":
+            return i1 + 1
+    raise ValueError("the mutant does not differ from the reference")
+
+
+# ---------------------------------------------------------------- judging one mutant
+def judge(path: Path) -> int:
+    """Exit status for Cosmic Ray: 1 when a graded check fails on the mutant, else 0."""
+    source = path.read_text(encoding="utf-8")
+    original = runner.REFERENCE_FILE.read_text(encoding="utf-8")
+    function = function_at(original, changed_line(original, source))
+    names = rows_for(function)
+    try:
+        impl = runner.load_impl(source=source, name="cosmic_ray_mutant")
+    except Exception as err:  # the mutant does not even import: caught at the first cell
+        print(f"{function}: the mutant does not load: {err!r}")
+        return 1
+    failing = []
+    for report in runner.run(names, impl, runner.GRADED_SUITES):
+        if report.status != runner.PASS:
+            first = report.first_failure
+            failing.append(f"{report.row}: {first.kind or first.status if first else 'pending'}")
+    print(f"{function}: rows {', '.join(names)}\nfailing: {'; '.join(failing) or 'none'}")
+    return 1 if failing else 0
+
+
+# ---------------------------------------------------------------- a session
+def _cosmic_ray(*args: str, cwd: Path) -> None:
+    """Run Cosmic Ray's command line in ``cwd``."""
+    cli = Path(sys.executable).with_name("cosmic-ray")
+    subprocess.run([str(cli), *args], cwd=cwd, check=True)
+
+
+def init(workdir: Path, timeout: float) -> None:
+    """A fresh session: the copy, the configuration, every mutant, the unfenced ones skipped."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(runner.REFERENCE_FILE, workdir / MUTANT_FILE)
+    src = runner.ROOT / "src"
+    command = (f"env PYTHONPATH={src} MINITORCH_IMPL=reference {sys.executable} "
+               f"-m minitorch_course.mutation_score judge {MUTANT_FILE}")
+    (workdir / CONFIG).write_text(
+        "[cosmic-ray]\n"
+        f'module-path = "{MUTANT_FILE}"\n'
+        f"timeout = {timeout}\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(command)}\n\n"
+        '[cosmic-ray.distributor]\nname = "local"\n', encoding="utf-8")
+    (workdir / SESSION).unlink(missing_ok=True)
+    _cosmic_ray("init", CONFIG, SESSION, cwd=workdir)
+    fenced = fenced_lines(runner.REFERENCE_FILE.read_text(encoding="utf-8"))
+    with use_db(str(workdir / SESSION), WorkDB.Mode.open) as db:
+        for item in db.work_items:
+            first, last = item.mutations[0].start_pos[0], item.mutations[0].end_pos[0]
+            if not set(range(first, last + 1)) <= fenced:
+                db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+
+
+def run(workdir: Path, timeout: float, fresh: bool, seed: int = 0) -> None:
+    """Judge the pending mutants in a seeded random order (Cosmic Ray's ``mutate_and_test``,
+    what its ``exec`` runs, one at a time): stopped early, the mutants judged so far are a
+    uniform sample of all of them, and a later ``run`` resumes where it stopped."""
+    import random
+
+    import toml
+    from cosmic_ray.mutating import mutate_and_test
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    if fresh or not (workdir / SESSION).exists():
+        init(workdir, timeout)
+    config = toml.loads((workdir / CONFIG).read_text(encoding="utf-8"))["cosmic-ray"]
+    start = time.perf_counter()
+    os.chdir(workdir)  # the session's module path is relative to it
+    with use_db(SESSION, WorkDB.Mode.open) as db:
+        pending = list(db.pending_work_items)
+        random.Random(seed).shuffle(pending)
+        for done, item in enumerate(pending, start=1):
+            result = mutate_and_test(item.mutations, config["test-command"], config["timeout"])
+            db.set_result(item.job_id, result)
+            m = item.mutations[0]
+            print(f"{done}/{len(pending)} {time.perf_counter() - start:7.0f}s line "
+                  f"{m.start_pos[0]} {m.operator_name} #{m.occurrence}: "
+                  f"{result.test_outcome}", flush=True)
+
+
+# ---------------------------------------------------------------- figures
+def results(workdir: Path) -> tuple[list[dict], int]:
+    """One dict per judged mutant (skipped ones left out), and how many are still pending."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome
+
+    judged = []
+    with use_db(str(workdir / SESSION), WorkDB.Mode.open) as db:
+        pending = sum(1 for _ in db.pending_work_items)
+        for item, result in db.completed_work_items:
+            if result.worker_outcome == WorkerOutcome.SKIPPED:
+                continue
+            m = item.mutations[0]
+            judged.append({"job": item.job_id, "operator": m.operator_name,
+                           "occurrence": m.occurrence, "line": m.start_pos[0],
+                           "args": dict(m.operator_args or {}),
+                           "killed": result.is_killed, "outcome": str(result.test_outcome),
+                           "diff": result.diff or "", "output": result.output or ""})
+    return judged, pending
+
+
+def focus_of(function: str) -> list:
+    """The rows a survivor's fuzzed programs must contain (none: any program)."""
+    return [op for op in OPS if op.method == function.rsplit(".", 1)[-1]]
+
+
+def mutant_source(operator: str, occurrence: int, args: dict) -> str:
+    from cosmic_ray.mutating import mutate_code
+    from cosmic_ray.plugins import get_operator
+
+    source = runner.REFERENCE_FILE.read_text(encoding="utf-8")
+    return mutate_code(source, get_operator(operator)(**args), occurrence)
+
+
+def report(workdir: Path, programs: int, fuzz_new: bool = True) -> int:
+    """The kill rates; each survivor not yet fuzzed on ``programs`` programs is fuzzed (unless
+    ``fuzz_new`` is False: then it counts as not equivalent, and is listed as unresolved)."""
+    from minitorch_course import fuzz
+
+    judged, pending = results(workdir)
+    killed = [j for j in judged if j["killed"]]
+    survivors = [j for j in judged if not j["killed"]]
+    original = runner.REFERENCE_FILE.read_text(encoding="utf-8")
+    cache_file = workdir / EQUIVALENCE_CACHE
+    cache = json.loads(cache_file.read_text(encoding="utf-8")) if cache_file.exists() else {}
+    equivalent, distinguished, unresolved = [], [], []
+    for s in survivors:
+        function = function_at(original, s["line"])
+        if cache.get(s["job"], {}).get("programs", 0) < programs and not fuzz_new:
+            unresolved.append(f"line {s['line']} ({function}) {s['operator']}")
+            print(f"? line {s['line']} ({function}) {s['operator']} #{s['occurrence']}: "
+                  f"not fuzzed yet\n{s['diff']}")
+            continue
+        if cache.get(s["job"], {}).get("programs", 0) < programs:
+            source = mutant_source(s["operator"], s["occurrence"], s["args"])
+            impl = runner.load_impl(source=source, name="cosmic_ray_survivor")
+            outcome = fuzz.compare(impl, programs, focus=focus_of(function) or None)
+            reference = runner.load("reference")[0]  # where the reference differs too, so may it
+            differ = [f for f in outcome.failures if fuzz.check(reference, f.program) is None]
+            cache[s["job"]] = {"programs": outcome.programs, "differ": len(differ),
+                               "first": str(differ[0]) if differ else ""}
+            cache_file.write_text(json.dumps(cache, indent=1), encoding="utf-8")
+        seen = cache[s["job"]]
+        line = (f"line {s['line']} ({function}) {s['operator']} #{s['occurrence']}: "
+                f"{seen['programs']} programs{' with that op' if focus_of(function) else ''}, "
+                f"{seen['differ']} differ")
+        (distinguished if seen["differ"] else equivalent).append(line)
+        print(("≠ " if seen["differ"] else "≡ ") + line + "\n" + s["diff"], flush=True)
+    total = len(judged)
+    raw = len(killed) / total if total else 0.0
+    non_equivalent = total - len(equivalent)
+    net = len(killed) / non_equivalent if non_equivalent else 0.0
+    print(f"\nmutants judged {total} (pending {pending}); killed {len(killed)}; "
+          f"survived {len(survivors)}, of which equivalent {len(equivalent)} "
+          f"(≥ {programs} fuzzed programs agree) and {len(distinguished)} told apart by "
+          f"the fuzzer but not by the graded checks"
+          + (f", {len(unresolved)} not fuzzed yet" if unresolved else ""))
+    print(f"raw kill rate {raw:.1%}; without the equivalent mutants {net:.1%}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    j = sub.add_parser("judge")
+    j.add_argument("file", type=Path)
+    r = sub.add_parser("run")
+    r.add_argument("--fresh", action="store_true", help="start a new session")
+    r.add_argument("--timeout", type=float, default=TIMEOUT)
+    p = sub.add_parser("report")
+    p.add_argument("--programs", type=int, default=EQUIVALENCE_PROGRAMS)
+    p.add_argument("--no-fuzz", action="store_true", help="use only the cached fuzzing results")
+    for s in (r, p):
+        s.add_argument("--workdir", type=Path, default=WORKDIR)
+    args = parser.parse_args(argv)
+    if args.command == "judge":
+        os.environ.setdefault("MINITORCH_IMPL", "reference")
+        return judge(args.file)
+    if args.command == "run":
+        run(args.workdir, args.timeout, args.fresh)
+        return 0
+    return report(args.workdir, args.programs, fuzz_new=not args.no_fuzz)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
