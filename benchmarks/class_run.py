@@ -1,9 +1,9 @@
-"""The class-run benchmark (``make class-bench``): 40 submissions graded by ``course autograde``.
+"""The class-run benchmark (``make class-bench``): 40 submissions graded by ``classrun autograde``.
 
 Builds a course in a temporary directory (or ``--course-dir``), generates the release, writes
 ``--learners`` submissions of five kinds (honest, partial, hostile, looping, malformed; the mix
 is ``KINDS`` below, scaled to the number asked), grades them all with the course's command
-(``python -m minitorch_course.course autograde``, the instructor's, in a subprocess) and prints
+(``python -m minitorch_course.classrun autograde``, the instructor's, in a subprocess) and prints
 the wall time, the load average and the report. Not a timed test: the goal (under 30 minutes for
 40 learners on a 2-core machine) is checked by reading its output; benchmarks/README.md records
 a run.
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                           for k in ("honest", "partial", "hostile", "looping", "malformed")))
         load = os.getloadavg()
         start = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "minitorch_course.course", "autograde",
+        proc = subprocess.run([sys.executable, "-m", "minitorch_course.classrun", "autograde",
                                "--course-dir", str(course_dir), "--budget", f"{args.budget:g}"],
                               env=course.grading_env())
         seconds = time.monotonic() - start

@@ -1,7 +1,7 @@
 """The class run: grade every submission of a course directory, learner by learner, and report.
 
-    python -m minitorch_course.course autograde [--course-dir DIR] [--budget 60] [--force]
-    python -m minitorch_course.course export [--course-dir DIR]
+    python -m minitorch_course.classrun autograde [--course-dir DIR] [--budget 60] [--force]
+    python -m minitorch_course.classrun export [--course-dir DIR]
 
 ``autograde`` runs ``nbgrader autograde fase08 --student ID`` once per learner of
 ``submitted/`` (one nbgrader process each), so one broken submission never stops the class:
@@ -317,7 +317,7 @@ def report_text(outcomes: list[Outcome], budget: float, seconds: float) -> str:
         lines.append(f"  {o.student}: {where}graded cells not run: {cells}")
     if timed:
         lines.append("  (an honest submission on a busy machine? regrade it with more time: "
-                     "course autograde --force --student ID --budget 180)")
+                     "python -m minitorch_course.classrun autograde --force --student ID --budget 180)")
     manual = [o for o in outcomes if o.manual]
     lines.append(f"Needs manual grading ({len(manual)}; flagged in the gradebook, not scored):")
     for o in manual:
@@ -393,7 +393,7 @@ def export(course_dir: Path, path: Path | None = None) -> Path:
 # ---------------------------------------------------------------- command line
 def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
                       force: bool = False) -> int:
-    """``course autograde``: the class run, its report, then the per-notebook export."""
+    """``classrun autograde``: the class run, its report, then the per-notebook export."""
     course_dir = course_dir.expanduser().resolve()
     start = time.monotonic()
     outcomes = class_run(course_dir, budget=budget, pattern=pattern, force=force)
@@ -406,9 +406,39 @@ def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "
 
 
 def export_command(course_dir: Path) -> int:
-    """``course export``: grades-by-notebook.csv from the gradebook."""
+    """``classrun export``: grades-by-notebook.csv from the gradebook."""
     course_dir = course_dir.expanduser().resolve()
     if not (course_dir / "gradebook.db").is_file():
         raise SystemExit(f"no gradebook in {course_dir}: nothing to export")
     print(f"grades: {export(course_dir)}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m minitorch_course.classrun autograde|export``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m minitorch_course.classrun",
+                                     description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, text in (("autograde", "grade every submission learner by learner, within a "
+                        "time budget, and report"),
+                       ("export", "grades-by-notebook.csv: per-notebook scores, quiz passed")):
+        cmd = sub.add_parser(name, help=text)
+        cmd.add_argument("--course-dir", type=Path, default=course.COURSE_DIR,
+                         help=f"the course directory (default: {course.COURSE_DIR})")
+        if name == "autograde":
+            cmd.add_argument("--budget", type=float, default=BUDGET,
+                             help=f"seconds per submission, all notebooks (default {BUDGET})")
+            cmd.add_argument("--student", default="*", help="only learners matching this glob")
+            cmd.add_argument("--force", action="store_true",
+                             help="regrade submissions already autograded")
+    args = parser.parse_args(argv)
+    if args.command == "export":
+        return export_command(args.course_dir)
+    return autograde_command(args.course_dir, budget=args.budget, pattern=args.student,
+                             force=args.force)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

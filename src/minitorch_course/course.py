@@ -1,8 +1,8 @@
 """The nbgrader pipeline of the lab notebooks: course directory, student notebooks, rendering.
 
     python -m minitorch_course.course build [--course-dir DIR] [--exchange DIR]  # course dir
-    python -m minitorch_course.course autograde [--course-dir DIR] [--budget 60]  # the class
-    python -m minitorch_course.course export [--course-dir DIR]  # grades-by-notebook.csv
+    python -m minitorch_course.classrun autograde [--course-dir DIR] [--budget 60]  # the class
+    python -m minitorch_course.classrun export [--course-dir DIR]  # grades-by-notebook.csv
     python -m minitorch_course.course generate          # student notebooks -> notebooks/
     python -m minitorch_course.course generate --check  # exit 1 if notebooks/ is stale
     python -m minitorch_course.course generate --force  # overwrite edited ones (backup kept)
@@ -108,7 +108,7 @@ c.ClearSolutions.code_stub = {{"python": "# TU RESPUESTA AQUÍ"}}
 from minitorch_course import nbgrader_ext  # noqa: E402
 
 c.Autograde.sanitize_preprocessors = nbgrader_ext.autograde_sanitize_preprocessors()
-# One time budget per submission, all its notebooks together (`course autograde --budget`):
+# One time budget per submission, all its notebooks together (`classrun autograde --budget`):
 # Execute.timeout alone is per cell, and a looping op would cost it once per graded cell.
 c.Autograde.autograde_preprocessors = nbgrader_ext.autograde_preprocessors()
 c.BudgetedExecute.budget = {BUDGET}  # CPU seconds of the kernels
@@ -489,18 +489,6 @@ def main(argv: list[str] | None = None) -> int:
     bld.add_argument("--exchange", type=Path, default=None,
                      help="the nbgrader exchange's root (default: exchange/ in the course "
                      "directory; on a JupyterHub a shared one, e.g. /srv/nbgrader/exchange)")
-    for name, text in (("autograde", "grade every submission learner by learner, within a "
-                        "time budget, and report"),
-                       ("export", "grades-by-notebook.csv: per-notebook scores, quiz passed")):
-        cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("--course-dir", type=Path, default=COURSE_DIR,
-                         help=f"the course directory (default: {COURSE_DIR})")
-        if name == "autograde":
-            cmd.add_argument("--budget", type=float, default=BUDGET,
-                             help=f"seconds per submission, all notebooks (default {BUDGET})")
-            cmd.add_argument("--student", default="*", help="only learners matching this glob")
-            cmd.add_argument("--force", action="store_true",
-                             help="regrade submissions already autograded")
     gen = sub.add_parser("generate", help="student notebooks -> notebooks/ (nbgrader)")
     gen.add_argument("--check", action="store_true",
                      help="exit 1 if the committed student notebooks are stale")
@@ -511,13 +499,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "build":
         return build_command(args.course_dir, args.exchange)
-    if args.command in ("autograde", "export"):
-        from minitorch_course import classrun
-
-        if args.command == "export":
-            return classrun.export_command(args.course_dir)
-        return classrun.autograde_command(args.course_dir, budget=args.budget,
-                                          pattern=args.student, force=args.force)
     if args.command == "generate":
         return generate(check=args.check, force=args.force)
     return render(args.names)
