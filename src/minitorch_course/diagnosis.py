@@ -116,6 +116,11 @@ def _mistakes(op: Op | None, stage: str) -> list[Mistake]:
     return [m for m in (op.mistakes if op is not None else ()) if stage in m.stages]
 
 
+def _hinted(op: Op | None, stage: str, kind: str) -> str:
+    """The id of the row's mistake of ``kind`` that has a hint (its words), else ``kind``."""
+    return next((m.id for m in _mistakes(op, stage) if m.kind == kind and m.hint), kind)
+
+
 def _predicted(op: Op | None, k: Evidence, got: np.ndarray, stage: str, rtol: float,
                atol: float) -> Diagnosis | None:
     """The first of the row's mistakes whose prediction is what minitorch produced."""
@@ -166,7 +171,7 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
     if got.shape != want.shape:
         return explain_grad_shape(got.shape, want.shape, got, want)
     if not np.all(np.isfinite(got)) and np.all(np.isfinite(want)):
-        return Diagnosis("unstable-backward", "unstable-backward")
+        return Diagnosis("unstable-backward", _hinted(op, "backward", "unstable-backward"))
     k = Evidence(case, list(inputs) if inputs is not None else [], index, upstream, want,
                  "backward")
     known = _predicted(op, k, got, "backward", rtol, atol)
@@ -250,7 +255,8 @@ def explain_forward_values(op: Op | None, got: np.ndarray, want: np.ndarray,
     forward = {"forward": True}
     if not np.all(np.isfinite(got)) and np.all(np.isfinite(want)):
         big = max((float(np.abs(a).max()) for a in inputs or [] if a.size), default=0.0)
-        return Diagnosis("unstable-forward", "unstable-forward", {**forward, "big": big})
+        return Diagnosis("unstable-forward", _hinted(op, "forward", "unstable-forward"),
+                         {**forward, "big": big})
     nonzero = np.abs(want) > 1e-12
     if nonzero.any() and _close(got, -want):
         return Diagnosis("sign", "forward-sign", forward)
