@@ -96,7 +96,7 @@ return out
 
 _LOG_SOFTMAX_BACKWARD_UNSHIFTED = """\
 a = self.data
-z = a - a.max(axis=axis, keepdims=True)
+z = a - a.max(axis=axis, keepdims=True, initial=-np.inf)
 out_data = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
 out = Tensor._make(out_data, (self,), "log_softmax")
 
