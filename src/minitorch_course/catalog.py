@@ -65,8 +65,8 @@ class Domain:
 
 
 REAL = Domain(0.0, 2.0)  # anything moderate
-AWAY_FROM_ZERO = Domain(0.2, 2.0)  # divisors
-KINK_AT_ZERO = Domain(0.2, 2.0, kink=0.0)  # relu: torch defines the gradient there (0)
+AWAY_FROM_ZERO = Domain(0.2, 2.0, kink=0.0)  # relu's kink: torch defines its gradient there (0)
+DIVISOR = Domain(0.2, 2.0)  # away from the pole at 0
 POSITIVE = Domain(0.5, 2.0, signed=False)  # log, sqrt, pow's base
 NO_TIES = Domain(0.0, 2.0, unique=True)
 LOGITS = Domain(0.0, 3.0)
@@ -388,7 +388,7 @@ OPS: tuple[Op, ...] = (
            Mistake("mul_forgets_second_parent", "missing-grad"),
        )),
     Op("div", "div", "01-elementwise-ops", lambda m, a, b: a / b, lambda t, a, b: a / b,
-       (REAL, AWAY_FROM_ZERO), BINARY_CASES, "binary", broadcasting=True, formula="a / b",
+       (REAL, DIVISOR), BINARY_CASES, "binary", broadcasting=True, formula="a / b",
        mistakes=(
            Mistake("div_quotient_rule_sign", "sign"),
        )),
@@ -420,7 +420,7 @@ OPS: tuple[Op, ...] = (
     Op("sqrt", "sqrt", "01-elementwise-ops", lambda m, a: a.sqrt(), lambda t, a: a.sqrt(),
        (POSITIVE,), UNARY_CASES, "unary", points=1, formula="√a"),
     Op("relu", "relu", "01-elementwise-ops", lambda m, a: a.relu(), lambda t, a: a.relu(),
-       (KINK_AT_ZERO,), UNARY_CASES + (
+       (AWAY_FROM_ZERO,), UNARY_CASES + (
            Case(((2, 3),), data=([[-1.5, 0.0, 2.0], [0.0, -0.0, 0.5]],), note="kink at 0",
                 gradcheck=False),
        ), "unary", points=1, formula="max(a, 0)", mistakes=(
