@@ -8,7 +8,6 @@ must be caught.
 from __future__ import annotations
 
 import os
-import warnings
 from collections import Counter
 
 import pytest
@@ -57,45 +56,15 @@ def test_every_op_form_and_reuse_is_covered():
     print("\n".join(f"{k:32s} {v:6d}" for k, v in sorted(COVERAGE.items())))
 
 
-def issue_10(failure: fuzz.Failure) -> str:
-    """Which bug of issue 10 (open; fixed on branch i10) the program runs into, if any: a
-    transpose with a negative axis (its backward inverts the permutation without normalising
-    them), or mean / softmax / log_softmax over a size-0 axis."""
-    for call in failure.program.calls:
-        name, kw = call.row.name, call.kwargs
-        if name == "transpose" and kw["axes"] and min(kw["axes"]) < 0:
-            return "transpose with negative axes"
-        if name in ("mean", "softmax", "log_softmax") and "size-0 axis" in call.forms:
-            shape = failure.program.shapes[call.args[0]]
-            axes = kw.get("axis", -1)
-            axes = range(len(shape)) if axes is None else (axes,) if isinstance(axes, int) else axes
-            if any(shape[a] == 0 for a in axes) or not shape:
-                return f"{name} over a size-0 axis"
-    return ""
-
-
-def test_the_reference_agrees_with_torch_but_for_issue_10():
-    """Every difference found is one of issue 10's known bugs; the others fail here. The known
-    ones are reported as a warning (counts per bug), and test_no_difference_at_all xfails
-    until branch i10 is merged."""
-    _ran()
-    other = [f for f in FAILURES if not issue_10(f)]
-    assert not other, f"{len(other)} programs differ from torch; the first:\n{other[0]}"
-    known = Counter(issue_10(f) for f in FAILURES)
-    if known:
-        warnings.warn(f"fuzzer: {sum(known.values())} of {COVERAGE['programs']} programs hit "
-                      f"issue 10's open bugs: {dict(known)}", stacklevel=1)
-
-
-@pytest.mark.xfail(strict=False, reason="issue 10: transpose with negative axes, mean / "
-                   "softmax / log_softmax over a size-0 axis (fixed on branch i10)")
-def test_no_difference_at_all():
+def test_the_reference_agrees_with_torch():
+    """Every program's forward values and leaf gradients agree with torch (issue 10's bugs,
+    which this fuzzer found, are fixed)."""
     _ran()
     assert not FAILURES, f"{len(FAILURES)} programs differ from torch; the first:\n{FAILURES[0]}"
 
 
 # ---------------------------------------------------------------- planted bugs it must catch
-# issue 8's transpose bug: the permutation inverted without normalising negative axes
+# issue 10's transpose bug: the permutation inverted without normalising negative axes
 TRANSPOSE_BUG = mutants.Plant("Tensor.transpose", ("transpose",), body="""\
 if len(axes) == 1 and not isinstance(axes[0], int):
     axes = tuple(axes[0])
@@ -122,8 +91,5 @@ def test_the_fuzzer_catches_a_planted_bug(name):
         source = mutants.plant(mutants.reference_source(), TRANSPOSE_BUG, name)
         impl, rows = runner.load_impl(source=source, name="planted"), TRANSPOSE_BUG.affects
     result = fuzz.compare(impl, PLANTED_PROGRAMS, focus=[BY_NAME[r] for r in rows])
-    if name in mutants.BY_NAME:  # a difference the reference does not have
-        caught = [f for f in result.failures if fuzz.check(REFERENCE, f.program) is None]
-    else:  # until issue 10 is fixed, the reference has this bug too
-        caught = [f for f in result.failures if issue_10(f) == "transpose with negative axes"]
+    caught = [f for f in result.failures if fuzz.check(REFERENCE, f.program) is None]
     assert caught, f"{name}: {result.programs} programs with {rows}, the bug not caught"

@@ -24,7 +24,6 @@ IDS = [score.mistake_name(m) for m in MISTAKES]
 # Caught only by the fixed cases and engine check that issue 14 adds (relu at exactly 0,
 # softmax / log_softmax at logits ±1e4, leaf-gradient aliasing). Strict: once they are caught,
 # this list must go.
-PENDING_ISSUE_14 = {"m11", "m36", "m39", "m51"}
 CONSTANT_FACTOR = {"factor-double", "factor-half", "factor-divided", "factor-division-missing",
                    "factor-scale", "factor-averaged-copies"}
 
@@ -35,13 +34,7 @@ def scored(name: str) -> score.Score:
     return score.score(mistake, first=True)
 
 
-def _marks(name: str):
-    if name[:3] in PENDING_ISSUE_14:
-        return [pytest.mark.xfail(strict=True, reason="needs issue 14's fixed cases")]
-    return []
-
-
-PARAMS = [pytest.param(n, id=n, marks=_marks(n)) for n in IDS]
+PARAMS = [pytest.param(n, id=n) for n in IDS]
 
 
 @pytest.mark.parametrize("name", PARAMS)

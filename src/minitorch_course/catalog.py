@@ -43,6 +43,8 @@ class Domain:
     high: float
     signed: bool = True
     unique: bool = False  # no ties (max: the numerical gradient is undefined at a tie)
+    # a point the draws avoid where torch still defines the gradient: a fixed case sits on it
+    kink: float | None = None
 
     def sample(self, rng: np.random.Generator, shape: Shape) -> np.ndarray:
         """Random values in the domain, deterministic for a given ``rng``."""
@@ -63,7 +65,8 @@ class Domain:
 
 
 REAL = Domain(0.0, 2.0)  # anything moderate
-AWAY_FROM_ZERO = Domain(0.2, 2.0)  # kinks (relu) and divisors
+AWAY_FROM_ZERO = Domain(0.2, 2.0, kink=0.0)  # relu's kink: torch defines its gradient there (0)
+DIVISOR = Domain(0.2, 2.0)  # away from the pole at 0
 POSITIVE = Domain(0.5, 2.0, signed=False)  # log, sqrt, pow's base
 NO_TIES = Domain(0.0, 2.0, unique=True)
 LOGITS = Domain(0.0, 3.0)
@@ -100,7 +103,7 @@ KINDS: tuple[str, ...] = (
     "local-derivative", "unstable-forward", "unstable-backward", "forward", "forward-shape",
     "recursion", "double-counting", "topological-order", "accumulate", "freed-graph", "engine",
     "shape-error", "crash", "values", "swapped-inputs", "missing-upstream", "at-output",
-    "wrong-axis", "stale-grad",
+    "wrong-axis", "stale-grad", "aliasing",
 )
 
 
@@ -257,8 +260,11 @@ POW_SCALAR_EXPONENT = 3.0  # the pow_scalar row is a ** 3
 
 
 GRID = (20, 3, 5)  # verbo × persona × tiempo
-UNARY_CASES = (Case(((),)), Case(((5,),)), Case(((3, 5),)), Case((GRID,)))
-BINARY_CASES = (Case(((3, 5), (3, 5))), Case((GRID, GRID)), Case(((), ())))
+EMPTY = "size-0 axis"  # the note of a case with an empty axis (no gradcheck: no element to nudge)
+UNARY_CASES = (Case(((),)), Case(((5,),)), Case(((3, 5),)), Case((GRID,)),
+               Case(((0, 5),), note=EMPTY, gradcheck=False))
+BINARY_CASES = (Case(((3, 5), (3, 5))), Case((GRID, GRID)), Case(((), ())),
+                Case(((0, 5), (5,)), note=EMPTY, gradcheck=False))
 
 # The named shape pairs of the broadcasting-backward suite: (left, right).
 BROADCAST_PAIRS: tuple[tuple[Shape, Shape], ...] = (
@@ -389,6 +395,19 @@ REDUCTION_CASES = (
     Case((GRID,), {"axis": -1, "keepdims": False}),
     Case(((3, 5),), {"axis": None, "keepdims": True}),
     Case(((),)),
+    Case(((0, 5),), {"axis": 1}, note=EMPTY, gradcheck=False),
+)
+# reducing the empty axis itself: a sum of nothing is 0, a mean of nothing NaN (torch too)
+REDUCE_EMPTY_AXIS = Case(((0, 5),), {"axis": 0}, note=EMPTY, gradcheck=False)
+
+# softmax and log_softmax: logits far beyond e^709 (a missing max shift overflows), a negative
+# axis that is not the last, an empty axis beside the softmax axis, and an empty softmax axis
+ALONG_AXIS_CASES = (
+    Case(((2, 3),), data=([[1e4, 1e4 - 1.0, -1e4], [-1e4, 1e4 - 2.0, 1e4 - 0.5]],),
+         note="logits ±1e4"),  # each row spans 2e4: shifting by its mean (or min) overflows too
+    Case((GRID,), {"axis": -2}),
+    Case(((0, 5),), note=EMPTY, gradcheck=False),
+    Case(((3, 0),), note=EMPTY, gradcheck=False),
 )
 
 OPS: tuple[Op, ...] = (
@@ -404,7 +423,7 @@ OPS: tuple[Op, ...] = (
            Mistake("mul_forgets_second_parent", "missing-grad"),
        )),
     Op("div", "div", "01-elementwise-ops", lambda m, a, b: a / b, lambda t, a, b: a / b,
-       (REAL, AWAY_FROM_ZERO), BINARY_CASES, "binary", broadcasting=True, formula="a / b",
+       (REAL, DIVISOR), BINARY_CASES, "binary", broadcasting=True, formula="a / b",
        mistakes=(
            Mistake("div_quotient_rule_sign", "sign"),
            Mistake("div_gradients_swapped", "swapped-inputs"),
@@ -440,7 +459,10 @@ OPS: tuple[Op, ...] = (
            Mistake("sqrt_forgets_one_half", "factor"),
        )),
     Op("relu", "relu", "01-elementwise-ops", lambda m, a: a.relu(), lambda t, a: a.relu(),
-       (AWAY_FROM_ZERO,), UNARY_CASES, "unary", points=1, formula="max(a, 0)", mistakes=(
+       (AWAY_FROM_ZERO,), UNARY_CASES + (
+           Case(((2, 3),), data=([[-1.5, 0.0, 2.0], [0.0, -0.0, 0.5]],), note="kink at 0",
+                gradcheck=False),
+       ), "unary", points=1, formula="max(a, 0)", mistakes=(
            Mistake("relu_backward_uses_output", "local-derivative",
                    "relu's backward multiplied by relu(a), the OUTPUT; the derivative of "
                    "max(a, 0) is the step 1[a > 0]: g * (a > 0).",
@@ -454,6 +476,10 @@ OPS: tuple[Op, ...] = (
            Mistake("relu_passes_everything", "local-derivative",
                    "relu's backward passed the upstream gradient everywhere; it must be zero "
                    "where a <= 0: g * (a > 0).", predict=lambda k: k.g.copy()),
+           Mistake("relu_gradient_one_at_zero", "local-derivative",
+                   "Wrong at exactly a = 0: relu has a kink there, and torch's convention is a "
+                   "gradient of 0 (the step 1[a > 0] is strict): g * (a > 0), not a >= 0.",
+                   predict=lambda k: k.g * (k.x >= 0), where=lambda k: k.x == 0),
        )),
     Op("gelu", "gelu", "01-elementwise-ops", lambda m, a: a.gelu(),
        lambda t, a: t.nn.functional.gelu(a), (REAL,), UNARY_CASES, "unary",
@@ -494,21 +520,26 @@ OPS: tuple[Op, ...] = (
        )),
     # ------------------------------------------------------------ lab 02: reductions, shapes
     Op("sum", "sum", "02-reductions-and-shapes", lambda m, a, **k: a.sum(**k), _torch_sum,
-       (REAL,), REDUCTION_CASES, "reduction", formula="Σ a", mistakes=REDUCTION_MISTAKES + (
+       (REAL,), REDUCTION_CASES + (REDUCE_EMPTY_AXIS,), "reduction", formula="Σ a",
+       mistakes=REDUCTION_MISTAKES + (
            Mistake("sum_backward_keepdims_lost", "keepdims", KEEPDIMS_LOST_HINT,
                    predict=lambda k: _keepdims_lost(k, divide=False)),
        )),
     Op("mean", "mean", "02-reductions-and-shapes", lambda m, a, **k: a.mean(**k), _torch_mean,
-       (REAL,), REDUCTION_CASES, "reduction", points=1, formula="Σ a / n",
+       (REAL,), REDUCTION_CASES + (REDUCE_EMPTY_AXIS,),
+       "reduction", points=1, formula="Σ a / n",
        mistakes=REDUCTION_MISTAKES + (
            Mistake("mean_backward_keepdims_lost", "keepdims", KEEPDIMS_LOST_HINT,
                    predict=lambda k: _keepdims_lost(k, divide=True)),
            Mistake("mean_divides_by_total_size", "factor",
                    "the mean's divisor is wrong: the number of elements averaged is {reduced}, "
                    "but it divided by {size}, the size of the whole tensor; count only the axes "
-                   "reduced {axes}.", stages=("forward", "backward"),
+                   "reduced {axes}.", stages=("forward", "backward", "crash"),
                    predict=lambda k: k.want * k.reduced / k.x.size
-                   if k.x.size != k.reduced else None),
+                   if k.x.size != k.reduced else None,
+                   # on an empty tensor the total size is 0: a ZeroDivisionError
+                   applies=lambda k: isinstance(k.error, ZeroDivisionError) and bool(k.inputs)
+                   and k.x.size == 0 and k.reduced > 0),
        )),
     Op("max", "max", "02-reductions-and-shapes", lambda m, a, **k: a.max(**k), _torch_max,
        (NO_TIES,), REDUCTION_CASES + (
@@ -530,28 +561,34 @@ OPS: tuple[Op, ...] = (
     Op("reshape", "reshape", "02-reductions-and-shapes",
        lambda m, a, shape: a.reshape(shape), lambda t, a, shape: a.reshape(shape), (REAL,),
        (Case(((3, 5),), {"shape": (15,)}), Case((GRID,), {"shape": (60, 5)}),
-        Case(((3, 5),), {"shape": (5, 3)}), Case(((),), {"shape": (1, 1)})),
+        Case(((3, 5),), {"shape": (5, 3)}), Case(((),), {"shape": (1, 1)}),
+        Case(((0, 5),), {"shape": (5, 0)}, note=EMPTY, gradcheck=False)),
        "new-shape", points=1, formula="reshape", mistakes=(
            Mistake("reshape_backward_flattens", "reshaped"),
        )),
     Op("transpose", "transpose", "02-reductions-and-shapes",
        lambda m, a, axes=None: a.transpose(*(axes or ())),
        lambda t, a, axes=None: a.permute(tuple(axes or reversed(range(a.ndim)))), (REAL,),
-       (Case(((3, 5),)), Case((GRID,), {"axes": (1, 2, 0)}), Case((GRID,))),
+       (Case(((3, 5),)), Case((GRID,), {"axes": (1, 2, 0)}), Case((GRID,)), Case(((),)),
+        Case(((0, 5),), note=EMPTY, gradcheck=False),
+        Case((GRID,), {"axes": (-1, 0, 1)})),
        "permutation", points=1, formula="permute axes", mistakes=(
            Mistake("transpose_inverse_is_perm", "transposed"),
        )),
     Op("broadcast_to", "broadcast_to", "02-reductions-and-shapes",
        lambda m, a, shape: a.broadcast_to(shape), lambda t, a, shape: a.broadcast_to(shape),
        (REAL,), (Case(((5,),), {"shape": GRID}), Case(((3, 1),), {"shape": GRID}),
-                 Case(((),), {"shape": (3, 5)})),
+                 Case(((),), {"shape": (3, 5)}),
+                 Case(((1, 5),), {"shape": (0, 5)}, note=EMPTY, gradcheck=False),
+                 Case(((0, 5),), {"shape": (3, 0, 5)}, note=EMPTY, gradcheck=False)),
        "broadcast-target", points=1, formula="broadcast_to", reverse_broadcasts=True),
     Op("getitem", "getitem", "02-reductions-and-shapes",
        lambda m, a, index: a[index], _torch_getitem, (REAL,),
        (Case(((3, 5),), {"index": (slice(1, None), slice(None, None, 2))}),
         Case((GRID,), {"index": [0, 0, 2, 19]}, note="repeated indices"),
         Case((GRID,), {"index": ([1, 1, 4], slice(None), [0, 0, 2])}, note="repeated pairs"),
-        Case(((3, 5),), {"index": (-1, 2)})),
+        Case(((3, 5),), {"index": (-1, 2)}),
+        Case(((0, 5),), {"index": (slice(None), slice(1, 3))}, note=EMPTY, gradcheck=False)),
        "index", formula="a[index]", mistakes=(
            Mistake("getitem_assigns_repeated_indices", "repeated-indices",
                    "Wrong at repeated indices: the backward ASSIGNED full[index] = g, so an "
@@ -566,7 +603,8 @@ OPS: tuple[Op, ...] = (
     Op("cat", "cat", "02-reductions-and-shapes",
        lambda m, *ts, axis=0: m.cat(ts, axis=axis), lambda t, *ts, axis=0: t.cat(ts, dim=axis),
        (REAL,), (Case(((2, 5), (3, 5))), Case(((3, 2), (3, 4), (3, 1)), {"axis": 1}),
-                 Case(((20, 3, 2), (20, 3, 3)), {"axis": -1})),
+                 Case(((20, 3, 2), (20, 3, 3)), {"axis": -1}),
+                 Case(((0, 5), (3, 5)), note=EMPTY, gradcheck=False)),
        "concatenation", points=1, formula="concatenate", mistakes=(
            Mistake("cat_pieces_cut_at_wrong_offsets", "shape",
                    "cat's backward handed input {index} a piece of g of shape {got}, but the "
@@ -585,7 +623,8 @@ OPS: tuple[Op, ...] = (
     Op("stack", "stack", "02-reductions-and-shapes",
        lambda m, *ts, axis=0: m.stack(ts, axis=axis),
        lambda t, *ts, axis=0: t.stack(ts, dim=axis), (REAL,),
-       (Case(((3, 5),) * 3), Case(((3, 5),) * 2, {"axis": -1}), Case(((5,),) * 4, {"axis": 1})),
+       (Case(((3, 5),) * 3), Case(((3, 5),) * 2, {"axis": -1}), Case(((5,),) * 4, {"axis": 1}),
+        Case(((),) * 3), Case(((0, 5),) * 2, {"axis": 1}, note=EMPTY, gradcheck=False)),
        "same-shapes", points=1, formula="stack", mistakes=(
            Mistake("stack_unstacks_wrong_axis", "wrong-axis",
                    "stack's backward handed input {index} a slice of g of shape {got}, but the "
@@ -597,7 +636,8 @@ OPS: tuple[Op, ...] = (
     Op("matmul", "matmul", "03-matmul-softmax-ce", lambda m, a, b: a @ b,
        lambda t, a, b: a @ b, (REAL,),
        (Case(((3, 4), (4, 5))), Case(((4,), (4, 5))), Case(((3, 4), (4,))),
-        Case(((4,), (4,))), Case(((20, 3, 4), (20, 4, 5)))) +
+        Case(((4,), (4,))), Case(((20, 3, 4), (20, 4, 5))),
+        Case(((3, 0), (0, 5)), note=EMPTY, gradcheck=False)) +
        tuple(Case(pair) for pair in MATMUL_BROADCAST_PAIRS),
        "matrix-operands", formula="a @ b", broadcast_cases=MATMUL_BROADCAST_CASES, mistakes=(
            Mistake("matmul_operand_not_transposed", "transposed",
@@ -617,7 +657,7 @@ OPS: tuple[Op, ...] = (
        )),
     Op("softmax", "softmax", "03-matmul-softmax-ce", lambda m, a, axis=-1: a.softmax(axis=axis),
        lambda t, a, axis=-1: a.softmax(dim=axis), (LOGITS,),
-       (Case(((3, 5),)), Case((GRID,), {"axis": 0}), Case(((5,),))),
+       (Case(((3, 5),)), Case((GRID,), {"axis": 0}), Case(((5,),))) + ALONG_AXIS_CASES,
        "along-axis", points=1, formula="e^a / Σ e^a", mistakes=(
            Mistake("softmax_without_sum_term", "softmax-sum-term",
                    "Softmax backward without the sum term: it returned s·g, but every output "
@@ -633,11 +673,15 @@ OPS: tuple[Op, ...] = (
                    "Softmax backward used only the Jacobian's diagonal s·(1 - s); the "
                    "off-diagonal terms -s_i·s_j give the sum term: s·(g - Σ g·s).",
                    predict=lambda k: _softmax_diagonal(k)),
+           Mistake("softmax_without_max_shift", "unstable-forward",
+                   "softmax overflows at large logits: e^a is inf beyond a ≈ 709, and inf/inf is "
+                   "NaN. Subtract the max along the axis first: e^(a - max a) / Σ e^(a - max a) "
+                   "is the same softmax and never overflows.", stages=("forward",)),
        )),
     Op("log_softmax", "log_softmax", "03-matmul-softmax-ce",
        lambda m, a, axis=-1: a.log_softmax(axis=axis),
        lambda t, a, axis=-1: a.log_softmax(dim=axis), (LOGITS,),
-       (Case(((3, 5),)), Case((GRID,), {"axis": 1}), Case(((5,),))),
+       (Case(((3, 5),)), Case((GRID,), {"axis": 1}), Case(((5,),))) + ALONG_AXIS_CASES,
        "along-axis", points=1, formula="a - log Σ e^a", mistakes=(
            Mistake("log_softmax_without_sum_term", "softmax-sum-term",
                    "log_softmax backward without the sum term: it returned g, but log Σ e^a "
@@ -651,6 +695,14 @@ OPS: tuple[Op, ...] = (
                    "log_softmax backward: the softmax must multiply Σ g (the sum along the "
                    "axis), not g itself: g - softmax(a)·Σ g.",
                    predict=lambda k: k.g - _softmax(k.x, k.case.kwargs.get("axis", -1)) * k.g),
+           Mistake("log_softmax_without_max_shift", "unstable-forward",
+                   "log_softmax overflows at large logits: log Σ e^a is inf (or -inf) when e^a "
+                   "overflows (or underflows to 0). Shift by the max first: with z = a - max a, "
+                   "log_softmax(a) = z - log Σ e^z (log-sum-exp).", stages=("forward",)),
+           Mistake("log_softmax_backward_unstable", "unstable-backward",
+                   "log_softmax's backward recomputed the softmax from the raw logits, which "
+                   "overflows at large ones (NaN). The softmax is e^out, the exponential of the "
+                   "forward's own stable output: g - e^out·Σ g."),
        )),
     Op("cross_entropy", "cross_entropy", "03-matmul-softmax-ce",
        lambda m, z, targets: m.cross_entropy(z, np.asarray(targets)),
@@ -755,10 +807,26 @@ ENGINE_ROWS: tuple[EngineRow, ...] = (
                   Mistake("accumulate_overwrites", "accumulate"),
                   Mistake("backward_skips_unbroadcast", "reverse-broadcast"),
                   Mistake("backward_gives_constants_a_grad", "engine"),
+                  Mistake("leaf_grads_alias", "aliasing",
+                          "A leaf's .grad shares memory with another array (a sibling's .grad, "
+                          "the upstream gradient, or a read-only broadcast view), so an in-place "
+                          "update of one (an optimizer's p.grad *= 0.9) changes the other or "
+                          "fails. Hand the gradients to the provided _accumulate(parent, g, "
+                          "node.grad), which copies what is shared."),
+                  Mistake("backward_resets_leaf_grads", "accumulate",
+                          "The second backward() kept only its own gradient: a leaf's .grad "
+                          "must accumulate across backward() calls (like PyTorch) until "
+                          "zero_grad(). At the start of backward() reset only the intermediate "
+                          "nodes (those with _prev), never the leaves."),
               )),
     EngineRow("retain_graph", "00-tensor-skeleton",
               "graph freed unless retain_graph", 1, mistakes=(
                   Mistake("graph_never_freed", "freed-graph"),
+                  Mistake("intermediate_grads_not_reset", "stale-grad",
+                          "An intermediate node's .grad still holds the previous backward()'s "
+                          "gradient, added to this one's, and the stale part flows on to the "
+                          "leaves. At the start of backward() set .grad = None on every node "
+                          "with _prev (intermediate nodes hold this pass's gradient only)."),
               )),
     EngineRow("unbroadcast", "01-elementwise-ops", "the one reverse-broadcast helper", 2,
               mistakes=(

@@ -125,6 +125,11 @@ def _mistakes(op: Op | None, stage: str) -> list[Mistake]:
     return [m for m in (op.mistakes if op is not None else ()) if stage in m.stages]
 
 
+def _hinted(op: Op | None, stage: str, kind: str) -> str:
+    """The id of the row's mistake of ``kind`` that has a hint (its words), else ``kind``."""
+    return next((m.id for m in _mistakes(op, stage) if m.kind == kind and m.hint), kind)
+
+
 def _predicted(op: Op | None, k: Evidence, got: np.ndarray, stage: str, rtol: float,
                atol: float) -> Diagnosis | None:
     """The first of the row's mistakes whose prediction is what minitorch produced."""
@@ -260,6 +265,9 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
         bad = ~np.isfinite(got)
         signs = [j for j, a in enumerate(inputs or []) if np.shape(a) == got.shape
                  and ((a < 0) == bad).all()]
+        hinted = _hinted(op, "backward", "unstable-backward")
+        if not signs and hinted != "unstable-backward":  # the row's own words for it
+            return Diagnosis("unstable-backward", hinted)
         return Diagnosis("local-derivative" if signs else "unstable-backward",
                          "nonfinite-backward", {"count": int(bad.sum()), "size": int(got.size),
                                                 "index": index,
@@ -367,7 +375,8 @@ def explain_forward_values(op: Op | None, got: np.ndarray, want: np.ndarray,
     forward = {"forward": True}
     if not np.all(np.isfinite(got)) and np.all(np.isfinite(want)):
         big = max((float(np.abs(a).max()) for a in inputs or [] if a.size), default=0.0)
-        return Diagnosis("unstable-forward", "unstable-forward", {**forward, "big": big})
+        return Diagnosis("unstable-forward", _hinted(op, "forward", "unstable-forward"),
+                         {**forward, "big": big})
     nonzero = np.abs(want) > 1e-12
     if nonzero.any() and _close(got, -want):
         return Diagnosis("sign", "forward-sign", forward)

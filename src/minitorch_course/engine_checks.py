@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minitorch_course.catalog import MISTAKES
 from minitorch_course.diagnosis import explain_grad_shape
 from minitorch_course.outcomes import CheckFailed, Diagnosis, Fact
 
@@ -110,6 +111,20 @@ def _compare(where: str, got, want: np.ndarray, kind: str = "engine", hint: dict
         raise _fail("engine-grad-values", kind, diagnosis_id, **params,
                     element=tuple(int(i) for i in j), got=float(got[j]), want=float(want[j]),
                     diff=float(diff[j]), ratio=ratio)
+
+
+def _known(where: str, got, want: np.ndarray, mistake: str, wrong: np.ndarray) -> None:
+    """Raise the catalog's ``mistake`` when ``got`` is exactly what it produces (``wrong``)
+    and not the right ``want``: its hint then replaces the case's general one."""
+    if got is None or np.shape(got) != want.shape or np.allclose(got, want, 1e-12, 1e-12):
+        return
+    if np.allclose(got, wrong, 1e-12, 1e-12):
+        diff = np.abs(np.asarray(got) - want)
+        j = np.unravel_index(int(np.argmax(diff)), diff.shape)
+        raise _fail("engine-grad-values", MISTAKES[mistake].kind, mistake, where=where,
+                    want_shape=want.shape, element=tuple(int(i) for i in j),
+                    got=float(np.asarray(got)[j]), want=float(want[j]), diff=float(diff[j]),
+                    ratio=None, mistake=True)
 
 
 # ---------------------------------------------------------------- lab 00: topological order
@@ -222,13 +237,55 @@ def _backward_cases():
         x = _leaf((3, 5))
         total(square(x)).backward()
         total(scale(x, 3.0)).backward()
-        _compare("leaves_accumulate", x.grad, 2.0 * x.data + 3.0, "accumulate")
+        want = 2.0 * x.data + 3.0
+        # the diamond passed, so within a pass it accumulates: the leaf was reset in between
+        _known("leaves_accumulate", x.grad, want, "backward_resets_leaf_grads",
+               np.full(x.shape, 3.0))
+        _compare("leaves_accumulate", x.grad, want, "accumulate")
+
+    def leaf_grads_are_their_own():
+        x, y = _leaf((3, 5)), _leaf((3, 5), 1)
+        c = plus(x, y)  # its _backward hands the very same array g to both parents
+        up = np.random.default_rng(10).standard_normal((3, 5))
+        c.backward(up)
+        _compare("aliasing_x", x.grad, up)
+        _compare("aliasing_y", y.grad, up)
+        z = _leaf((3, 5), 2)
+        total(z).backward()  # its _backward returns a read-only broadcast view
+        _compare("aliasing_z", z.grad, np.ones((3, 5)))
+        others = {"y.grad": y.grad, "c.grad": c.grad, "the upstream array": up}
+        before = {name: np.array(a, copy=True) for name, a in others.items()}
+        for name, leaf in (("x", x), ("z", z)):
+            try:
+                leaf.grad += 1.0  # an optimizer's in-place update
+            except ValueError:  # assignment destination is read-only
+                raise _fail("engine-grad-read-only", "aliasing", "leaf_grads_alias",
+                            leaf=name) from None
+            changed = [name for name, a in others.items()
+                       if a is not None and not np.array_equal(a, before[name])]
+            if changed:
+                raise _fail("engine-grad-aliased", "aliasing", "leaf_grads_alias",
+                            changed=changed)
 
     return [square_then_sum, diamond_accumulates, grid_constant, intermediate_grads,
-            leaves_accumulate_across_calls]
+            leaves_accumulate_across_calls, leaf_grads_are_their_own]
 
 
 def _retain_graph_cases():
+    def intermediate_grads_reset():
+        x = _leaf((3, 5))
+        a = square(x)
+        b = scale(a, 3.0)
+        rng = np.random.default_rng(11)
+        up1, up2 = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
+        b.backward(up1, retain_graph=True)
+        b.backward(up2)
+        for where, node_, first, want in (("reset_b", b, up1, up2),
+                                          ("reset_a", a, 3.0 * up1, 3.0 * up2)):
+            _known(where, node_.grad, want, "intermediate_grads_not_reset", first + want)
+            _compare(where, node_.grad, want)
+        _compare("reset_x", x.grad, 6.0 * x.data * (up1 + up2), "accumulate")
+
     def retain_twice():
         x = _leaf((3, 5))
         s = total(square(x))
@@ -248,7 +305,7 @@ def _retain_graph_cases():
         if kept:
             raise _fail("engine-graph-kept", "freed-graph", kept=kept)
 
-    return [retain_twice, freed_after_backward]
+    return [intermediate_grads_reset, retain_twice, freed_after_backward]
 
 
 # ---------------------------------------------------------------- lab 01: unbroadcast

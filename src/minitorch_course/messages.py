@@ -49,7 +49,8 @@ KIND_LABELS: dict[str, str] = {
     "missing-upstream": "upstream gradient g not multiplied in",
     "at-output": "derivative taken at the output",
     "wrong-axis": "along the wrong axis",
-    "stale-grad": "stale intermediate gradients",
+    "stale-grad": "stale intermediate gradients (kept from the previous pass)",
+    "aliasing": "gradients share memory (aliasing)",
 }
 
 
@@ -318,6 +319,8 @@ def _engine_values(p: dict) -> str:
 
 
 def _engine_hint(p: dict) -> str:
+    if p.get("mistake"):  # a catalog mistake's hint follows (the diagnosis)
+        return ""
     return UNBROADCAST_HINTS[p["hint"]](p) if p.get("hint") else ENGINE_HINTS.get(p["where"], "")
 
 
@@ -367,6 +370,12 @@ FACTS: dict[str, Callable[[dict], str]] = {
     "engine-constant-got-grad": lambda p: (
         "backward of y = x·k: the constant k (requires_grad=False) got a .grad of shape "
         f"{fmt(p['shape'])}; it must stay None. Skip parents that do not require grad."),
+    "engine-grad-read-only": lambda p: (
+        f"after backward of s = Σ {p['leaf']}: {p['leaf']}.grad += 1 (an optimizer's in-place "
+        f"update) raised ValueError: {p['leaf']}.grad is a read-only view."),
+    "engine-grad-aliased": lambda p: (
+        "backward of c = x + y (its _backward returns the same g for both parents): after "
+        f"x.grad += 1 (an optimizer's in-place update), {', '.join(p['changed'])} changed too."),
     "engine-graph-kept": lambda p: (
         f"after s.backward() without retain_graph, node(s) {', '.join(p['kept'])} still hold "
         "their _prev / _backward. Free the graph like PyTorch: once a node's _backward has run, "
@@ -426,6 +435,15 @@ ENGINE_WHERE: dict[str, Callable[[dict], str]] = {
         "two backward() calls on two graphs sharing the leaf x: x.grad"),
     "retain_twice": lambda p: (
         "s = Σ x², s.backward(retain_graph=True) then s.backward(): x.grad"),
+    "aliasing_x": lambda p: "backward of c = x + y with a random upstream (3,5): x.grad",
+    "aliasing_y": lambda p: "backward of c = x + y with a random upstream (3,5): y.grad",
+    "aliasing_z": lambda p: "backward of s = Σ z, z of shape (3,5): z.grad",
+    "reset_b": lambda p: (
+        "b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): b.grad (the output)"),
+    "reset_a": lambda p: (
+        "b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): a.grad (a = x²)"),
+    "reset_x": lambda p: (
+        "b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): x.grad"),
     "unbroadcast": lambda p: (
         f"unbroadcast(grad of shape {fmt(p['grad_shape'])}, {fmt(p['shape'])})"),
 }
@@ -443,6 +461,9 @@ ENGINE_HINTS: dict[str, str] = {
     "leaves_accumulate": (
         "A leaf's .grad accumulates across backward() calls (like PyTorch) until zero_grad(); do "
         "not reset leaves at the start of backward()."),
+    "reset_b": "The output's .grad is the seed of THIS backward() call: g2.",
+    "reset_a": "An intermediate node's .grad holds the last pass's gradient only: 3·g2.",
+    "reset_x": "A leaf's .grad accumulates over both calls: 2x·3·(g1 + g2).",
     "retain_twice": (
         "With retain_graph=True the graph survives the first backward(), so the second one adds "
         "2x again: 4x in total."),
@@ -487,7 +508,7 @@ def message(o: Outcome) -> str:
     if d is not None:
         said = diagnosis_text(d)
         if o.suite == "engine" or d.id.startswith("engine-"):
-            text += said
+            text += said if not said or d.id.startswith("engine-") else f" {said}"
         elif said:
             text += f"\nLikely mistake: {said}"
     if o.fact.id == "property-failed":

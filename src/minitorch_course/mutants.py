@@ -68,6 +68,46 @@ _POWER_RULE_PLANT = Plant("Tensor.pow", ("pow", "pow_scalar"), ((
     "ga = np.where(b == 0, 0.0, g * b * a ** b)"),),
     what="power rule written as b·a^b instead of b·a^(b-1)")
 
+# softmax and log_softmax exponentiating the raw logits (whole bodies: robust to how the
+# reference writes its max shift)
+_SOFTMAX_UNSHIFTED = """\
+e = np.exp(self.data)
+s = e / e.sum(axis=axis, keepdims=True)
+out = Tensor._make(s, (self,), "softmax")
+
+def _backward(g):
+    return (s * (g - (g * s).sum(axis=axis, keepdims=True)),)
+
+out._backward = _backward
+return out
+"""
+
+_LOG_SOFTMAX_UNSHIFTED = """\
+a = self.data
+out_data = a - np.log(np.exp(a).sum(axis=axis, keepdims=True))
+out = Tensor._make(out_data, (self,), "log_softmax")
+
+def _backward(g):
+    return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)
+
+out._backward = _backward
+return out
+"""
+
+_LOG_SOFTMAX_BACKWARD_UNSHIFTED = """\
+a = self.data
+z = a - a.max(axis=axis, keepdims=True, initial=-np.inf)
+out_data = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+out = Tensor._make(out_data, (self,), "log_softmax")
+
+def _backward(g):
+    e = np.exp(a)
+    return (g - e / e.sum(axis=axis, keepdims=True) * g.sum(axis=axis, keepdims=True),)
+
+out._backward = _backward
+return out
+"""
+
 # Planted versions of catalog mistakes, by mistake id. They hold reference lines verbatim, so
 # they live here (instructor-only: never in a class release), not in the catalog.
 PLANTS: dict[str, Plant] = {
@@ -125,6 +165,9 @@ PLANTS: dict[str, Plant] = {
         "return (g * (a > 0),)", "return (g * np.maximum(a, 0.0),)"),),
         what="relu's derivative written as relu(a) (the output) instead of the "
              "step 1[a > 0]"),
+    "relu_gradient_one_at_zero": Plant("Tensor.relu", ("relu",), ((
+        "return (g * (a > 0),)", "return (g * (a >= 0),)"),),
+        what="relu's step written as a >= 0: a gradient of 1 at the kink a = 0 (torch: 0)"),
     "gelu_forgets_product_rule": Plant("Tensor.gelu", ("gelu",), ((
         "local = cdf + a * np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)",
         "local = cdf"),),
@@ -153,11 +196,21 @@ PLANTS: dict[str, Plant] = {
         "return (s * (g - (g * s).sum(axis=axis, keepdims=True)),)",
         "return (s * g,)"),),
         what="softmax's backward returns s·g, without the sum term"),
+    "softmax_without_max_shift": Plant(
+        "Tensor.softmax", ("softmax",), body=_SOFTMAX_UNSHIFTED,
+        what="softmax exponentiates the raw logits (no max subtracted): overflows at 1e4"),
     "log_softmax_without_sum_term": Plant("Tensor.log_softmax", ("log_softmax",), ((
         "return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)",
         "return (g,)"),),
         what="log_softmax's backward returns g, forgetting that log Σ e^a "
              "depends on a"),
+    "log_softmax_without_max_shift": Plant(
+        "Tensor.log_softmax", ("log_softmax",), body=_LOG_SOFTMAX_UNSHIFTED,
+        what="log_softmax takes log Σ e^a of the raw logits: inf/-inf at ±1e4"),
+    "log_softmax_backward_unstable": Plant(
+        "Tensor.log_softmax", ("log_softmax",), body=_LOG_SOFTMAX_BACKWARD_UNSHIFTED,
+        what="log_softmax's backward recomputes e^a / Σ e^a from the raw logits: NaN at "
+             "1e4"),
     "cross_entropy_not_divided_by_batch": Plant("cross_entropy", ("cross_entropy",), ((
         "return (grad * (g / n),)", "return (grad * g,)"),),
         what="cross-entropy's gradient not divided by the batch size N"),
@@ -182,6 +235,22 @@ PLANTS: dict[str, Plant] = {
             "node.grad = node.grad + g", "node.grad = g"),),
             what="a gradient reaching a node twice overwrites the first instead "
                  "of adding to it"),
+    "leaf_grads_alias": Plant(
+        "Tensor.backward", ("backward",), ((
+            "_accumulate(parent, g, node.grad)",
+            "parent.grad = g if parent.grad is None else parent.grad + g"),),
+            what="backward() stores each gradient as it comes: leaves share arrays "
+                 "with siblings and the upstream (no _accumulate)"),
+    "backward_resets_leaf_grads": Plant(
+        "Tensor.backward", ("backward", "retain_graph"), ((
+            "if node._prev:\n                node.grad = None", "node.grad = None"),),
+            what="backward() starts by resetting every node's .grad, leaves too: "
+                 "nothing accumulates across calls"),
+    "intermediate_grads_not_reset": Plant(
+        "Tensor.backward", ("retain_graph",), ((
+            "if node._prev:\n                node.grad = None", "pass"),),
+            what="backward() never resets intermediate nodes' .grad: a second pass adds "
+                 "the first one's"),
     "backward_skips_unbroadcast": Plant(
         "Tensor.backward", NEEDS_UNBROADCAST, ((
             "if g.shape != parent.data.shape:\n", "if False:\n"),),
