@@ -4,6 +4,8 @@ the ratio varies...). Pure NumPy: no implementation is run here."""
 
 from __future__ import annotations
 
+import traceback
+
 import numpy as np
 import pytest
 
@@ -281,3 +283,22 @@ def test_every_kind_has_a_label():
 
     assert set(KINDS) == set(messages.KIND_LABELS)
     assert {m.kind for m in MISTAKES.values()} <= set(KINDS)
+
+
+def test_a_crash_on_an_empty_axis_says_so_and_how_torch_behaves():
+    """An op that assumes every axis has elements (max without an identity) crashes on a size-0
+    case: the diagnosis names the empty axis and the way out, not a generic crash."""
+    from minitorch_course.catalog import EMPTY
+
+    try:
+        np.zeros((3, 0)).max(axis=-1, keepdims=True)
+    except ValueError as err:
+        crash = err
+    tb = traceback.extract_tb(crash.__traceback__)
+    empty = dg.explain_crash(BY_NAME["softmax"], crash, tb, case=Case(((3, 0),), note=EMPTY),
+                             stage="forward")
+    assert (empty.kind, empty.id) == ("crash", "crash-empty-axis")
+    text = messages.diagnosis_text(empty)
+    assert "size-0 axis" in text and "initial=-np.inf" in text
+    other = dg.explain_crash(BY_NAME["softmax"], crash, tb, case=Case(((3, 5),)), stage="forward")
+    assert other.id != "crash-empty-axis"

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch_course.catalog import Case, Evidence, Mistake, Op
+from minitorch_course.catalog import EMPTY, Case, Evidence, Mistake, Op
 from minitorch_course.outcomes import Diagnosis
 
 Shape = tuple[int, ...]
@@ -469,6 +469,8 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
         if m.applies is not None and m.applies(k):
             return Diagnosis(m.kind, m.id, {**_params(op, k), "raised": p,
                                             "shapes": numpy_shapes(err)})
+    if case is not None and case.note == EMPTY:  # the code assumes every axis has elements
+        return Diagnosis("crash", "crash-empty-axis", p)
     if isinstance(err, ValueError) and ("broadcast" in str(err) or "could not be" in str(err)):
         shapes = getattr(err, "shapes", None) or numpy_shapes(err)
         return Diagnosis("shape-error", "shape-error", {**p, "backward": in_backward,

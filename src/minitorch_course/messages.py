@@ -262,6 +262,11 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         f"A shape error{' in the backward' if p['backward'] else ''}: {raised(p)}."
         + _table(p["shapes"])),
     "crash": raised,
+    "crash-empty-axis": lambda p: (
+        "This case has a size-0 axis (an empty tensor), where torch returns an empty result "
+        "(nan for a mean over nothing) instead of raising. A reduction with no identity raises "
+        "on an empty axis unless given one (x.max(axis=..., keepdims=True, initial=-np.inf)); "
+        "an empty sum is 0 and needs nothing. Raised: " + raised(p)),
     "numpy-crash": lambda p: (
         f"NumPy refused an operation in {p['where']}: {p['error']}: {p['message']}. NumPy "
         "raised it, not the course: the arrays combined at that line do not have the shapes "
@@ -364,7 +369,7 @@ FACTS: dict[str, Callable[[dict], str]] = {
         "complete only once every node that consumes it has run) and hand each _backward's "
         "results to the nodes in node._prev."),
     "engine-retain-ignored": lambda p: (
-        "s = Σ x², s.backward(retain_graph=True) then s.backward(): the second call raised "
+        "out.backward(retain_graph=True) then out.backward() again: the second call raised "
         f"BackwardError ({p['message'][:60]}…). retain_graph=True was ignored: free a node "
         "(node._prev = (), node._backward = None) only when retain_graph is False."),
     "engine-constant-got-grad": lambda p: (
