@@ -45,7 +45,7 @@ KIND_LABELS: dict[str, str] = {
     "shape-error": "shape error",
     "crash": "crash",
     "values": "wrong values",
-    "swapped-inputs": "gradients of two inputs swapped",
+    "swapped-inputs": "another input's gradient (swapped or copied)",
     "missing-upstream": "upstream gradient g not multiplied in",
     "at-output": "derivative taken at the output",
     "wrong-axis": "along the wrong axis",
@@ -226,8 +226,9 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
            ": a log or square root of a negative number, a division by zero or an overflow "
            "in the backward formula") + "."),
     "swapped-inputs": lambda p: (
-        f"Gradients swapped: input {p['index']}'s gradient is exactly the one input "
-        f"{p['other']} should get. {p['method']}'s backward must return one gradient per "
+        f"Input {p['index']}'s gradient is exactly the one input {p['other']} should get: "
+        "the two gradients are swapped, or one was written in place of the other. "
+        f"{p['method']}'s backward must return one gradient per "
         "parent, in the order of _prev, and each uses the OTHER operand where the derivative "
         "says so (d(ab)/da = b)."),
     "missing-upstream": lambda p: (
