@@ -179,6 +179,15 @@ def _topo_cases():
         _assert_topological(_order_of(c, "diamond"), c, {"x": x, "a": a, "b": b, "c": c},
                             "diamond")
 
+    def residual():
+        # a reaches c directly and through b: a depth-first search meets a twice
+        x = _leaf((3, 5))
+        a = square(x)
+        b = scale(a, 2.0)
+        c = plus(a, b)
+        _assert_topological(_order_of(c, "residual"), c, {"x": x, "a": a, "b": b, "c": c},
+                            "residual")
+
     def constant_parent():
         x = _leaf((20, 3, 5))
         k = _mt().Tensor(np.full((20, 3, 5), 0.5))
@@ -192,7 +201,7 @@ def _topo_cases():
         if len(order) != 100_001 or order[0] is not x or order[-1] is not y:
             raise _fail("topo-deep-count", "topological-order", count=len(order))
 
-    return [chain3, diamond, constant_parent, deep]
+    return [chain3, diamond, residual, constant_parent, deep]
 
 
 # ---------------------------------------------------------------- lab 00: backward
@@ -223,6 +232,24 @@ def _backward_cases():
         _compare("grid_constant", x.grad, up * k.data)
         if k.grad is not None:
             raise _fail("engine-constant-got-grad", "engine", shape=np.shape(k.grad))
+
+    def two_leaves():
+        # separate branches: meeting one leaf in the reversed order must not end the pass
+        x, y = _leaf((3, 5)), _leaf((3, 5), 1)
+        c = plus(square(x), scale(y, 3.0))
+        up = np.random.default_rng(12).standard_normal((3, 5))
+        c.backward(up)
+        _compare("two_leaves_x", x.grad, 2.0 * x.data * up)
+        _compare("two_leaves_y", y.grad, 3.0 * up)
+
+    def constant_first():
+        # the first parent needs no gradient (and its closure returns None for it)
+        x = _leaf((3, 5))
+        k = _mt().Tensor(np.random.default_rng(13).uniform(0.5, 1.5, (3, 5)))
+        y = node("times", (k, x), k.data * x.data, lambda g: (None, g * k.data))
+        up = np.random.default_rng(14).standard_normal((3, 5))
+        y.backward(up)
+        _compare("constant_first", x.grad, up * k.data)
 
     def intermediate_grads():
         x = _leaf((3, 5))
@@ -267,7 +294,8 @@ def _backward_cases():
                 raise _fail("engine-grad-aliased", "aliasing", "leaf_grads_alias",
                             changed=changed)
 
-    return [square_then_sum, diamond_accumulates, grid_constant, intermediate_grads,
+    return [square_then_sum, diamond_accumulates, grid_constant, two_leaves, constant_first,
+            intermediate_grads,
             leaves_accumulate_across_calls, leaf_grads_are_their_own]
 
 

@@ -426,6 +426,7 @@ FACTS: dict[str, Callable[[dict], str]] = {
 TOPO_GRAPHS = {
     "chain3": "x -> a -> b, shapes (3,5)",
     "diamond": "the diamond a = x², b = 2x, c = a + b, shapes (3,5)",
+    "residual": "a = x², b = 2a, c = a + b (a reaches c twice), shapes (3,5)",
     "constant": "y = x·k with k a constant, shapes (20,3,5)",
     "deep": "a chain of 100,000 ops",
 }
@@ -435,6 +436,10 @@ ENGINE_WHERE: dict[str, Callable[[dict], str]] = {
     "diamond_accumulates": lambda p: (
         "backward of c = x² + 2x with a random upstream (3,5): x.grad"),
     "grid_constant": lambda p: "backward of y = x·k on the grid (20,3,5): x.grad",
+    "two_leaves_x": lambda p: "backward of c = x² + 3y with a random upstream (3,5): x.grad",
+    "two_leaves_y": lambda p: "backward of c = x² + 3y with a random upstream (3,5): y.grad",
+    "constant_first": lambda p: (
+        "backward of y = k·x, k a constant and the FIRST parent, shapes (3,5): x.grad"),
     "intermediate_a": lambda p: "backward of b = 3·x²: a.grad (the intermediate node a = x²)",
     "intermediate_b": lambda p: "backward of b = 3·x²: b.grad (the output)",
     "leaves_accumulate": lambda p: (
@@ -462,6 +467,15 @@ ENGINE_HINTS: dict[str, str] = {
         "instead of overwriting, and visit children before parents (the reversed topological "
         "order)."),
     "grid_constant": "x.grad must be the upstream gradient times k.",
+    "two_leaves_x": (
+        "Every node in the reversed order gets its turn: skip a leaf (no _backward) with "
+        "continue, do not end the loop there."),
+    "two_leaves_y": (
+        "Every node in the reversed order gets its turn: skip a leaf (no _backward) with "
+        "continue, do not end the loop there."),
+    "constant_first": (
+        "A parent that needs no gradient (or a None from _backward) is skipped, and the loop "
+        "goes on to the next parent."),
     "intermediate_a": "Every node on the way keeps its gradient in .grad (db/da = 3).",
     "intermediate_b": "The output's .grad is the seed you passed to backward().",
     "leaves_accumulate": (
