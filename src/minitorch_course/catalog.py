@@ -902,8 +902,3 @@ def resolve(names: str | list[str]) -> list[Op]:
     if unknown:
         raise KeyError(f"unknown op(s) {sorted(unknown)}; the catalog has {sorted(BY_NAME)}")
     return rows
-
-
-def count_cells() -> int:
-    """How many (row, case) pairs the fixed cross-check runs."""
-    return sum(len(op.cases) for op in OPS)
