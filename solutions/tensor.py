@@ -139,18 +139,22 @@ class Tensor(Node):
         self._backward: Backward | None = None
 
     @staticmethod
-    def _make(data: np.ndarray, parents: tuple[Tensor, ...], op: str) -> Tensor:
-        """The output node of ``op``: records ``parents`` only if a gradient will be needed."""
+    def _make(data: np.ndarray, parents: tuple[Tensor, ...], op: str,
+              backward: Backward | None = None) -> Tensor:
+        """The output node of ``op``: records ``parents`` and ``backward`` only if a gradient
+        will be needed. ``backward`` is written before the output exists, so it cannot capture
+        it (no ``out -> _backward -> out`` cycle)."""
         out = Tensor.__new__(Tensor)
         # NumPy returns a scalar, not an array, from a 0-d computation: .data is always an array
         out.data = data if type(data) is np.ndarray else np.asarray(data, dtype=np.float64)
         out.grad = None
-        out._backward = None
         # a list, not a generator: for one or two parents it is the cheaper of the two
         if _grad_mode.enabled and any([p.requires_grad for p in parents]):
             out.requires_grad, out._prev, out._op = True, parents, op
+            out._backward = backward  # checksums the arrays it captured (minitorch.node)
         else:
             out.requires_grad, out._prev, out._op = False, (), ""
+            out._backward = None
         return out
 
     # ------------------------------------------------------------------ basics (provided)

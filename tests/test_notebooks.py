@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import shutil
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from minitorch_course import course
-from minitorch_course.catalog import LABS, ops_for_lab, resolve
+from minitorch_course.catalog import LABS
 
 ROOT = Path(__file__).resolve().parents[1]
 SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
@@ -54,9 +53,12 @@ def _code_cells(nb: dict) -> list[dict]:
     return [c for c in nb["cells"] if c["cell_type"] == "code"]
 
 
-def test_there_are_lab_notebooks():
-    names = [p.stem for p in INSTRUCTOR]
-    assert "00-tensor-skeleton" in names and "01-elementwise-ops" in names, names
+def test_every_catalog_lab_has_its_notebooks():
+    """The parametrised tests below run over the notebooks found: a lab renamed or removed
+    must fail here, not silently drop out of them."""
+    for lab in LABS:
+        assert (ROOT / "solutions" / "notebooks" / f"{lab}.ipynb").is_file(), lab
+        assert (ROOT / "notebooks" / f"{lab}.ipynb").is_file(), lab
 
 
 # ---------------------------------------------------------------- structure (fast)
@@ -81,29 +83,6 @@ def test_graded_cells_are_locked_with_points(path):
         meta = _grader(cell)
         assert meta.get("locked") is True, f"{meta['grade_id']} is not locked"
         assert 0 < meta.get("points", 0) <= 5, f"{meta['grade_id']}: points {meta.get('points')}"
-
-
-def _checked_ops(cell: dict) -> set[str]:
-    """Catalog row names a graded cell checks through check_ops(...)."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(_source(cell))):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "check_ops":
-            args = [a.value for a in node.args if isinstance(a, ast.Constant)]
-            names |= {op.name for op in resolve(args)}
-    return names
-
-
-@pytest.mark.parametrize("path", [p for p in INSTRUCTOR if p.stem in LABS],
-                         ids=[p.stem for p in INSTRUCTOR if p.stem in LABS])
-def test_graded_cells_check_exactly_the_labs_ops(path):
-    """A lab grades every catalog op it asks for, each in one cell, and no other lab's."""
-    graded = [c for c in _code_cells(_nb(path)) if _grader(c).get("grade")]
-    per_cell = [_checked_ops(c) for c in graded]
-    flat = [name for names in per_cell for name in names]
-    assert len(flat) == len(set(flat)), f"an op is graded twice in {path.name}: {flat}"
-    want = {op.name for op in ops_for_lab(path.stem)}
-    assert set(flat) == want, (f"{path.name} grades {sorted(set(flat))}, the catalog assigns "
-                               f"{sorted(want)} to this lab")
 
 
 @pytest.mark.parametrize("path", INSTRUCTOR, ids=IDS)

@@ -7,6 +7,7 @@
     python -m minitorch_course.course generate --check  # exit 1 if notebooks/ is stale
     python -m minitorch_course.course generate --force  # overwrite edited ones (backup kept)
     python -m minitorch_course.course render [NAME..]   # run solutions/notebooks in place
+    python -m minitorch_course.course cells             # graded cells and points from the catalog
 
 The course directory (default ``~/minitorch-fase08-course``, outside the repository: graded code
 runs inside it and must not find the reference next door) holds ``nbgrader_config.py`` and
@@ -38,12 +39,15 @@ import copy
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from minitorch_course import catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_NOTEBOOKS = ROOT / "solutions" / "notebooks"
@@ -399,6 +403,96 @@ def generate(check: bool = False, force: bool = False) -> int:
     return write_students(generated, force=force)
 
 
+# ---------------------------------------------------------------- graded cells
+_POINTS = re.compile(r"\((\d+) puntos?\)")
+
+
+def _points_text(points: int) -> str:
+    return f"({points} punto{'' if points == 1 else 's'})"
+
+
+def graded_cell_sources(cell: catalog.Cell) -> tuple[str, str]:
+    """The heading and the code of a catalog cell's graded notebook cell."""
+    engine = [name for name in cell.rows if name in catalog.ENGINE_BY_NAME]
+    methods = list(dict.fromkeys(catalog.BY_NAME[name].method for name in cell.rows
+                                 if name not in catalog.ENGINE_BY_NAME))
+    call = "check_engine" if engine and not methods else "check_ops"
+    names = engine if call == "check_engine" else methods
+    code = f"{call}({', '.join(repr(n).replace(chr(39), chr(34)) for n in names)})"
+    if call == "check_engine":
+        code = "from minitorch_course.grading import check_engine\n\n" + code
+    title = ", ".join(f"`{n}`" for n in names)
+    return f"### Comprobación: {title} {_points_text(cell.points)}", code
+
+
+def _locked(grade_id: str, graded: bool, points: int = 0) -> dict:
+    meta = {"grade": graded, "grade_id": grade_id, "locked": True, "schema_version": 3,
+            "solution": False, "task": False}
+    if graded:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def sync_graded_cells(nb: dict, lab: str) -> list[str]:
+    """Make ``nb``'s graded cells the catalog's (``catalog.CELLS``) for ``lab``, in place.
+
+    A catalog cell the notebook lacks (a new op's row) gets a heading and a locked graded cell
+    after the lab's last graded cell; a graded cell's points, and the "(N puntos)" of its
+    heading (the markdown cell ``md-<grade_id>``), become the catalog's. Returns the grade_ids
+    added or changed: adding an op is a method and a catalog row, and the notebook follows.
+    """
+    changed: list[str] = []
+    cells = nb["cells"]
+    by_id = {c.get("id"): c for c in cells}
+    graded_at = [i for i, c in enumerate(cells)
+                 if c["cell_type"] == "code" and c.get("metadata", {}).get("nbgrader", {})
+                 .get("grade")]
+    for cell in (c for c in catalog.CELLS if c.lab == lab):
+        code = next((c for c in cells if c.get("metadata", {}).get("nbgrader", {})
+                     .get("grade_id") == cell.grade_id), None)
+        if code is None:
+            if not cell.rows:  # a notebook-only cell (an exercise) is the notebook's to write
+                continue
+            heading, source = graded_cell_sources(cell)
+            at = graded_at[-1] + 1 if graded_at else len(cells)
+            cells[at:at] = [
+                {"cell_type": "markdown", "id": f"md-{cell.grade_id}",
+                 "metadata": _locked(f"md-{cell.grade_id}", False), "source": heading},
+                {"cell_type": "code", "execution_count": None, "id": cell.grade_id,
+                 "metadata": _locked(cell.grade_id, True, cell.points), "outputs": [],
+                 "source": source},
+            ]
+            graded_at.append(at + 1)
+            changed.append(cell.grade_id)
+            continue
+        meta = code["metadata"]["nbgrader"]
+        heading = by_id.get(f"md-{cell.grade_id}")
+        old = _text(heading["source"]) if heading else ""
+        new = _POINTS.sub(_points_text(cell.points), old, count=1)
+        if meta.get("points") != cell.points or new != old:
+            meta["points"] = cell.points
+            if heading:
+                heading["source"] = new
+            changed.append(cell.grade_id)
+    return changed
+
+
+def sync_notebooks() -> int:
+    """``sync_graded_cells`` on every instructor lab notebook, written back if it changed."""
+    import nbformat
+
+    for path in lab_notebooks():
+        if path.stem not in catalog.LABS:
+            continue
+        nb = nbformat.read(path, as_version=4)
+        changed = sync_graded_cells(nb, path.stem)
+        if changed:
+            nbformat.write(nbformat.from_dict(nb), path)
+            print(f"{path.relative_to(ROOT)}: graded cells {', '.join(changed)} follow the "
+                  f"catalog; run `make render NB={path.stem[:2]}`")
+    return 0
+
+
 # ---------------------------------------------------------------- rendering
 def render(names: list[str] | None = None, timeout: int = CELL_TIMEOUT) -> int:
     """Execute instructor notebooks in place against the reference, so outputs are committed."""
@@ -418,6 +512,10 @@ def render(names: list[str] | None = None, timeout: int = CELL_TIMEOUT) -> int:
         for path in paths:
             start = time.perf_counter()
             nb = nbformat.read(path, as_version=4)
+            if path.stem in catalog.LABS:
+                for grade_id in sync_graded_cells(nb, path.stem):
+                    print(f"{path.name}: graded cell {grade_id} follows the catalog")
+                nb = nbformat.from_dict(nb)
             client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                                     record_timing=False,
                                     resources={"metadata": {"path": str(path.parent)}})
@@ -496,7 +594,11 @@ def main(argv: list[str] | None = None) -> int:
                      help="overwrite student notebooks edited since generation (backup kept)")
     ren = sub.add_parser("render", help="execute solutions/notebooks in place (reference)")
     ren.add_argument("names", nargs="*", help="notebook name prefixes (default: all)")
+    sub.add_parser("cells", help="give solutions/notebooks the catalog's graded cells and "
+                   "points, without running them (render does it too)")
     args = parser.parse_args(argv)
+    if args.command == "cells":
+        return sync_notebooks()
     if args.command == "build":
         return build_command(args.course_dir, args.exchange)
     if args.command == "generate":
