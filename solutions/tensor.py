@@ -5,29 +5,47 @@ from this file by ``make stubs`` (``python -m minitorch_course.stubgen``): every
 ``### BEGIN SOLUTION`` / ``### END SOLUTION`` becomes a ``raise NotImplementedError`` that names
 the lab notebook of the section it is in (the ``# @lab`` lines). Never edit the stub by hand.
 
-A Tensor is one node of the computation graph: ``(data, grad, _prev, _op, _backward,
-requires_grad)``. Every op is one method that computes ``out`` and attaches, right beneath it,
-the closure ``_backward(grad_output) -> one gradient per parent``. A closure returns gradients
-at the OUTPUT's (broadcast) shape; ``backward()`` hands each one to ``unbroadcast``, the one place
-where reverse broadcasting happens, and checks the result has its parent's shape.
+The file holds the learner's work and little else, in lab order: the engine (lab 00), then the
+ops of labs 01, 02, 03 and 06, every one a method of ``Tensor`` (``unbroadcast``, ``cat``,
+``stack`` and ``cross_entropy`` are static methods, also exported as module-level functions at
+the end). What the course provides lives beside it: ``minitorch.base.TensorBase`` (constructor,
+``_make``, properties, operators, the checks of ``backward``'s arguments), ``minitorch.support``
+(argument parsing and validation, stable numerics, grad mode, the engine's bookkeeping),
+``minitorch.errors`` (``@shape_errors``, the messages) and ``minitorch.node`` (the fields).
 
-Closures capture NumPy arrays, never Tensors: a node must not keep its inputs' graph alive, and
-``out -> _backward -> out`` would be a reference cycle that the garbage collector has to find.
+A Tensor is one node of the computation graph: ``(data, grad, _prev, _op, _backward,
+requires_grad)``. Every op is one method that computes its output's data and its closure
+``_backward(grad_output) -> one gradient per parent`` together, and hands both to ``_make``. A
+closure returns gradients at the OUTPUT's (broadcast) shape; ``backward()`` hands each one to
+``unbroadcast``, the one place where reverse broadcasting happens, and checks the result has its
+parent's shape.
+
+Closures capture NumPy arrays, never Tensors: a node must not keep its inputs' graph alive. The
+closure is written before ``_make`` creates the output, so it cannot capture the output (no
+``out -> _backward -> out`` cycle for the garbage collector to find).
 """
 
 from __future__ import annotations
 
 import math
-import operator
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from minitorch.errors import BackwardError, GradShapeError, ShapeError, shape_errors
+from minitorch.base import TensorBase
+from minitorch.errors import BackwardError, GradShapeError, shape_errors
 from minitorch.errors import grad_shape_message as _grad_shape_message
-from minitorch.node import GradMode, Node, saved_arrays_changed
+from minitorch.support import Axis, is_grad_enabled, no_grad
+from minitorch.support import accumulate as _accumulate
+from minitorch.support import check_unchanged as _check_unchanged
+from minitorch.support import class_targets as _class_targets
+from minitorch.support import erf as _erf
+from minitorch.support import permutation as _permutation
+from minitorch.support import reduced_axes as _axes
+from minitorch.support import select as _select
+from minitorch.support import sigmoid as _sigmoid
+from minitorch.support import sizes as _sizes
 
 __all__ = [
     "Tensor",
@@ -39,255 +57,22 @@ __all__ = [
     "unbroadcast",
 ]
 
-Axis = int | tuple[int, ...] | None
-Backward = Callable[[np.ndarray], tuple[np.ndarray | None, ...]]
 
-_grad_mode = GradMode()  # .enabled: whether ops record a graph, per thread (like torch)
-
-
-@contextmanager
-def no_grad() -> Iterator[None]:
-    """Inside ``with no_grad():`` ops record no graph (inference, parameter updates).
-
-    It applies to the calling thread only, like ``torch.no_grad()``.
-    """
-    previous, _grad_mode.enabled = _grad_mode.enabled, False
-    try:
-        yield
-    finally:
-        _grad_mode.enabled = previous
-
-
-def is_grad_enabled() -> bool:
-    """True unless inside a ``no_grad()`` block (of this thread)."""
-    return _grad_mode.enabled
-
-
-def _as_array(data: Any) -> np.ndarray:
-    """``data`` as a fresh float64 array; a TypeError naming it if it is not numeric."""
-    if isinstance(data, Tensor):
-        return data.data.copy()
-    try:
-        array = np.array(data)
-    except ValueError as err:  # ragged nested lists
-        raise TypeError(f"Tensor data must be rectangular numeric data; {err}") from None
-    if array.dtype.kind not in "biuf":
-        raise TypeError(
-            "Tensor data must be numbers (a number, nested lists of numbers or an ndarray); "
-            f"got {type(data).__name__} {data!r:.60} (NumPy dtype {array.dtype})"
-        )
-    return array.astype(np.float64)
-
-
-def _as_tensor(x: Any) -> Tensor:
-    """A Tensor as is; a number or an array as a constant Tensor (no gradient)."""
-    return x if isinstance(x, Tensor) else Tensor(x)
-
-
-def _axes(axis: Axis, ndim: int) -> tuple[int, ...]:
-    """``axis`` (None, int or tuple, possibly negative) as a sorted tuple of positive axes.
-
-    None and ``()`` mean every axis (torch's ``dim=()`` reduces all, unlike NumPy's
-    ``axis=()``). A 0-d tensor accepts axis 0 and -1, like torch, and has nothing to reduce.
-    """
-    if axis is None:
-        return tuple(range(ndim))
-    try:
-        axes = (operator.index(axis),)  # int or NumPy integer
-    except TypeError:
-        axes = tuple(operator.index(a) for a in axis)
-    normalized = []
-    for a in axes:
-        if not -max(ndim, 1) <= a < max(ndim, 1):
-            raise ShapeError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
-        normalized.append(a % ndim if ndim else 0)
-    if not axes or not ndim:
-        return tuple(range(ndim))
-    return tuple(sorted(normalized))
-
-
-def _sizes(args: tuple[Any, ...], what: str) -> tuple[int, ...]:
-    """``f(3, 5)`` or ``f((3, 5))`` as a tuple of ints; NumPy integers welcome."""
-    try:
-        if len(args) == 1 and not isinstance(args[0], int | np.integer):
-            args = tuple(args[0])
-        return tuple(operator.index(n) for n in args)
-    except TypeError:
-        raise TypeError(f"{what} must be integers, got {args!r}") from None
-
-
-class Tensor(Node):
+class Tensor(TensorBase):
     """A NumPy array that remembers how it was computed, so gradients can flow back to it.
 
     ``Tensor(data, requires_grad=False)`` copies ``data`` into a float64 array. Leaves that need
     a gradient are created with ``requires_grad=True``; an op's output requires grad when any of
-    its inputs does (and grad mode is on).
+    its inputs does (and grad mode is on). The constructor, ``_make``, ``shape``, ``item()``,
+    ``detach()``, the operators (``a + b`` calls your ``add``) and the rest come from
+    ``minitorch.base.TensorBase``, provided by the course; the helpers imported above
+    (``_axes``, ``_sigmoid``, ``_accumulate``, ...) from ``minitorch.support``.
 
-    ``==`` and ``hash`` are identity, as for any Python object (torch's ``==`` is elementwise):
-    ``t in visited`` and sets of tensors mean "this very node". Compare values with ``.data``.
+    An op computes its output's data and its closure ``_backward(g)`` (one gradient per parent,
+    at the output's shape), then returns ``Tensor._make(data, parents, op_name, _backward)``.
     """
 
     __slots__ = ()  # the fields are declared in minitorch.node.Node
-    __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operators
-
-    def __init__(self, data: Any, requires_grad: bool = False) -> None:
-        self.data: np.ndarray = _as_array(data)
-        self.grad: np.ndarray | None = None
-        self.requires_grad: bool = bool(requires_grad)
-        self._prev: tuple[Tensor, ...] = ()
-        self._op: str = ""
-        self._backward: Backward | None = None
-
-    @staticmethod
-    def _make(data: np.ndarray, parents: tuple[Tensor, ...], op: str,
-              backward: Backward | None = None) -> Tensor:
-        """The output node of ``op``: records ``parents`` and ``backward`` only if a gradient
-        will be needed. ``backward`` is written before the output exists, so it cannot capture
-        it (no ``out -> _backward -> out`` cycle)."""
-        out = Tensor.__new__(Tensor)
-        # NumPy returns a scalar, not an array, from a 0-d computation: .data is always an array
-        out.data = data if type(data) is np.ndarray else np.asarray(data, dtype=np.float64)
-        out.grad = None
-        # a list, not a generator: for one or two parents it is the cheaper of the two
-        if _grad_mode.enabled and any([p.requires_grad for p in parents]):
-            out.requires_grad, out._prev, out._op = True, parents, op
-            out._backward = backward  # checksums the arrays it captured (minitorch.node)
-        else:
-            out.requires_grad, out._prev, out._op = False, (), ""
-            out._backward = None
-        return out
-
-    # ------------------------------------------------------------------ basics (provided)
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The array's shape."""
-        return self.data.shape
-
-    @property
-    def ndim(self) -> int:
-        """Number of dimensions."""
-        return self.data.ndim
-
-    @property
-    def size(self) -> int:
-        """Number of elements."""
-        return self.data.size
-
-    @property
-    def dtype(self) -> np.dtype:
-        """The array's dtype (float64 unless you changed ``data`` yourself)."""
-        return self.data.dtype
-
-    @property
-    def T(self) -> Tensor:
-        """All axes reversed, like ``ndarray.T``."""
-        return self.transpose()
-
-    def item(self) -> float:
-        """The value of a one-element tensor as a Python float."""
-        if self.data.size != 1:
-            raise ValueError(f"item() needs a tensor with one element; this one has shape {self.shape}")
-        return float(self.data.reshape(()))
-
-    def numpy(self) -> np.ndarray:
-        """The underlying array (shared, not copied)."""
-        return self.data
-
-    def detach(self) -> Tensor:
-        """A new leaf sharing ``data`` with this tensor, cut off from the graph."""
-        out = Tensor.__new__(Tensor)
-        out.data, out.grad, out.requires_grad = self.data, None, False
-        out._prev, out._op, out._backward = (), "", None
-        return out
-
-    def zero_grad(self) -> None:
-        """Forget the accumulated gradient (``grad = None``)."""
-        self.grad = None
-
-    def __repr__(self) -> str:
-        body = np.array2string(self.data, separator=", ", prefix="Tensor(", precision=4)
-        extra = f", op='{self._op}'" if self._op else ""
-        if self.requires_grad and not self._op:
-            extra = ", requires_grad=True"
-        return f"Tensor({body}{extra})"
-
-    def __len__(self) -> int:
-        if self.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self.shape[0]
-
-    def __iter__(self) -> Iterator[Tensor]:
-        """The sub-tensors along axis 0 (``t[0], t[1], ...``); a 0-d tensor is not iterable."""
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.shape[0]))
-
-    def __bool__(self) -> bool:
-        """The truth value of a one-element tensor; ambiguous (an error) for any other size."""
-        if self.data.size != 1:
-            raise RuntimeError(
-                f"the truth value of a tensor of shape {self.shape} ({self.data.size} elements) "
-                "is ambiguous; only a one-element tensor converts to bool (use .data.any() or "
-                ".data.all())"
-            )
-        return bool(self.data.reshape(()))
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        """``np.asarray(t)``: the data (shared, like ``numpy()``), if ``t`` does not require grad.
-
-        For a tensor that requires grad it raises, like torch: the array would silently leave
-        the graph. Read ``t.data`` (or ``t.detach()``) to say that is what you mean.
-        """
-        if self.requires_grad:
-            raise TypeError(
-                f"cannot convert a tensor that requires grad (shape {self.shape}) to a NumPy "
-                "array implicitly: the array would leave the graph; use t.data or "
-                "np.asarray(t.detach())"
-            )
-        return np.array(self.data, dtype=dtype, copy=copy)
-
-    # ------------------------------------------------------------------ operators (provided)
-    def __add__(self, other: Any) -> Tensor:
-        return self.add(other)
-
-    def __radd__(self, other: Any) -> Tensor:
-        return _as_tensor(other).add(self)
-
-    def __sub__(self, other: Any) -> Tensor:
-        return self.sub(other)
-
-    def __rsub__(self, other: Any) -> Tensor:
-        return _as_tensor(other).sub(self)
-
-    def __mul__(self, other: Any) -> Tensor:
-        return self.mul(other)
-
-    def __rmul__(self, other: Any) -> Tensor:
-        return _as_tensor(other).mul(self)
-
-    def __truediv__(self, other: Any) -> Tensor:
-        return self.div(other)
-
-    def __rtruediv__(self, other: Any) -> Tensor:
-        return _as_tensor(other).div(self)
-
-    def __pow__(self, other: Any) -> Tensor:
-        return self.pow(other)
-
-    def __rpow__(self, other: Any) -> Tensor:
-        return _as_tensor(other).pow(self)
-
-    def __matmul__(self, other: Any) -> Tensor:
-        return self.matmul(other)
-
-    def __rmatmul__(self, other: Any) -> Tensor:
-        return _as_tensor(other).matmul(self)
-
-    def __neg__(self) -> Tensor:
-        return self.neg()
-
-    def __getitem__(self, index: Any) -> Tensor:
-        return self.getitem(index)
 
     # ================================================================== the engine
     # @lab 00-tensor-skeleton
@@ -330,27 +115,13 @@ class Tensor(Node):
         ``self`` has one element (the seed is then 1). Leaf gradients accumulate across calls
         (call ``zero_grad``); an intermediate node's ``.grad`` holds the last pass's value.
         The graph is freed afterwards, like PyTorch's, unless ``retain_graph=True``.
+
+        Add each gradient into its node with the provided ``_accumulate``, never by hand.
+        A gradient whose shape differs from its parent's goes through ``unbroadcast``, which
+        lab 01 asks for (next section): lab 00's graphs never broadcast, so until then the
+        call is never reached, and it stays the one place where reverse broadcasting happens.
         """
-        if not self.requires_grad:
-            raise BackwardError(
-                "backward() on a tensor that does not require grad: no input of the expression "
-                "was created with requires_grad=True (or it was computed under no_grad())"
-            )
-        if grad is None:
-            if self.data.size != 1:
-                raise BackwardError(
-                    f"backward() on a tensor of shape {self.shape} needs an explicit grad of that "
-                    "shape (the seed is only implicit for one-element outputs such as a loss), "
-                    f"e.g. t.backward(np.ones({self.shape}))"
-                )
-            seed = np.ones_like(self.data)
-        else:
-            seed = _as_array(grad)
-            if seed.shape != self.shape:
-                raise ShapeError(
-                    f"backward(grad): grad has shape {seed.shape} but the tensor has shape "
-                    f"{self.shape}; they must be equal"
-                )
+        seed = self._seed(grad)  # provided: requires_grad, and grad's shape
         ### BEGIN SOLUTION
         order = self._topological_order()
         _check_unchanged(order)  # data changed in place since the forward pass: BackwardError
@@ -380,84 +151,92 @@ class Tensor(Node):
     # ================================================================== elementwise ops
     # @lab 01-elementwise-ops
 
+    @staticmethod
+    def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        """Sum ``grad`` down to ``shape``: the reverse of broadcasting ``shape`` to ``grad.shape``.
+
+        Aligned to the right, the leading axes ``grad`` has in excess are summed away, and so are
+        the axes where ``shape`` has 1 and ``grad`` does not. (4, 3) -> (3,): sum over axis 0.
+        Returns ``grad`` unchanged when no rule applies; the caller checks the final shape.
+        """
+        ### BEGIN SOLUTION
+        if grad.shape == shape:
+            return grad
+        extra = grad.ndim - len(shape)
+        if extra < 0:
+            return grad
+        if extra:
+            grad = grad.sum(axis=tuple(range(extra)))
+        ones = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+        if ones:
+            grad = grad.sum(axis=ones, keepdims=True)
+        return grad
+        ### END SOLUTION
+
     @shape_errors
     def add(self, other: Any) -> Tensor:
         """a + b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
-        other = _as_tensor(other)
+        other = self._as_tensor(other)
         ### BEGIN SOLUTION
-        out = Tensor._make(self.data + other.data, (self, other), "add")
-
         def _backward(g):
             return g, g
 
-        out._backward = _backward
-        return out
+        return Tensor._make(self.data + other.data, (self, other), "add", _backward)
         ### END SOLUTION
 
     @shape_errors
     def sub(self, other: Any) -> Tensor:
         """a - b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
-        other = _as_tensor(other)
+        other = self._as_tensor(other)
         ### BEGIN SOLUTION
-        out = Tensor._make(self.data - other.data, (self, other), "sub")
-
         def _backward(g):
             return g, -g
 
-        out._backward = _backward
-        return out
+        return Tensor._make(self.data - other.data, (self, other), "sub", _backward)
         ### END SOLUTION
 
     @shape_errors
     def mul(self, other: Any) -> Tensor:
         """a * b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
-        other = _as_tensor(other)
+        other = self._as_tensor(other)
         ### BEGIN SOLUTION
         a, b = self.data, other.data
-        out = Tensor._make(a * b, (self, other), "mul")
 
         def _backward(g):
             return g * b, g * a
 
-        out._backward = _backward
-        return out
+        return Tensor._make(a * b, (self, other), "mul", _backward)
         ### END SOLUTION
 
     @shape_errors
     def div(self, other: Any) -> Tensor:
         """a / b, elementwise with broadcasting; d/da = 1/b, d/db = -a/b². -> broadcast shape."""
-        other = _as_tensor(other)
+        other = self._as_tensor(other)
         ### BEGIN SOLUTION
         a, b = self.data, other.data
-        out = Tensor._make(a / b, (self, other), "div")
 
         def _backward(g):
             return g / b, -g * a / (b * b)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(a / b, (self, other), "div", _backward)
         ### END SOLUTION
 
     def neg(self) -> Tensor:
         """-a, elementwise. (...) -> (...)."""
         ### BEGIN SOLUTION
-        out = Tensor._make(-self.data, (self,), "neg")
-
         def _backward(g):
             return (-g,)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(-self.data, (self,), "neg", _backward)
         ### END SOLUTION
 
     @shape_errors
     def pow(self, other: Any) -> Tensor:
         """a ** b with broadcasting; d/da = b·a^(b-1), d/db = a^b·ln a (needs a > 0)."""
-        other = _as_tensor(other)
+        other = self._as_tensor(other)
         ### BEGIN SOLUTION
         a, b = self.data, other.data
         out_data = a**b
-        out = Tensor._make(out_data, (self, other), "pow")
         need_b = other.requires_grad  # ln a is undefined for a <= 0: only when b needs it
 
         def _backward(g):
@@ -469,60 +248,51 @@ class Tensor(Node):
                     return ga, None
                 return ga, np.where((a == 0) & (b >= 0), 0.0, g * out_data * np.log(a))
 
-        out._backward = _backward
-        return out
+        return Tensor._make(out_data, (self, other), "pow", _backward)
         ### END SOLUTION
 
     def exp(self) -> Tensor:
         """e^a, elementwise; its derivative is its own output. (...) -> (...)."""
         ### BEGIN SOLUTION
         out_data = np.exp(self.data)
-        out = Tensor._make(out_data, (self,), "exp")
 
         def _backward(g):
             return (g * out_data,)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(out_data, (self,), "exp", _backward)
         ### END SOLUTION
 
     def log(self) -> Tensor:
         """ln a, elementwise (a > 0); d/da = 1/a. (...) -> (...)."""
         ### BEGIN SOLUTION
         a = self.data
-        out = Tensor._make(np.log(a), (self,), "log")
 
         def _backward(g):
             return (g / a,)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(np.log(a), (self,), "log", _backward)
         ### END SOLUTION
 
     def sqrt(self) -> Tensor:
         """√a, elementwise (a > 0); d/da = 1/(2√a). (...) -> (...)."""
         ### BEGIN SOLUTION
         out_data = np.sqrt(self.data)
-        out = Tensor._make(out_data, (self,), "sqrt")
 
         def _backward(g):
             return (g * 0.5 / out_data,)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(out_data, (self,), "sqrt", _backward)
         ### END SOLUTION
 
     def relu(self) -> Tensor:
         """max(a, 0), elementwise; d/da = 1 if a > 0 else 0 (0 at the kink, as torch)."""
         ### BEGIN SOLUTION
         a = self.data
-        out = Tensor._make(np.maximum(a, 0.0), (self,), "relu")
 
         def _backward(g):
             return (g * (a > 0),)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(np.maximum(a, 0.0), (self,), "relu", _backward)
         ### END SOLUTION
 
     def gelu(self, approximate: str = "none") -> Tensor:
@@ -543,39 +313,33 @@ class Tensor(Node):
             cdf = 0.5 * (1.0 + _erf(a / math.sqrt(2.0)))
             out_data = a * cdf
             local = cdf + a * np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi)
-        out = Tensor._make(out_data, (self,), "gelu")
 
         def _backward(g):
             return (g * local,)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(out_data, (self,), "gelu", _backward)
         ### END SOLUTION
 
     def tanh(self) -> Tensor:
         """tanh a, elementwise; d/da = 1 - tanh²a. (...) -> (...)."""
         ### BEGIN SOLUTION
         t = np.tanh(self.data)
-        out = Tensor._make(t, (self,), "tanh")
 
         def _backward(g):
             return (g * (1.0 - t * t),)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(t, (self,), "tanh", _backward)
         ### END SOLUTION
 
     def sigmoid(self) -> Tensor:
         """σ(a) = 1/(1+e^-a), elementwise; d/da = σ(a)(1-σ(a)). (...) -> (...)."""
         ### BEGIN SOLUTION
         s = _sigmoid(self.data)
-        out = Tensor._make(s, (self,), "sigmoid")
 
         def _backward(g):
             return (g * s * (1.0 - s),)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(s, (self,), "sigmoid", _backward)
         ### END SOLUTION
 
     # ================================================================== reductions and shape ops
@@ -586,15 +350,13 @@ class Tensor(Node):
         """Σ over ``axis`` (int, tuple or None = all). (...) -> reduced shape."""
         ### BEGIN SOLUTION
         shape, axes = self.shape, _axes(axis, self.ndim)
-        out = Tensor._make(self.data.sum(axis=axes, keepdims=keepdims), (self,), "sum")
 
         def _backward(g):
             if not keepdims:  # put the reduced axes back as 1s, then broadcast
                 g = np.expand_dims(g, axes)
             return (np.broadcast_to(g, shape),)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(self.data.sum(axis=axes, keepdims=keepdims), (self,), "sum", _backward)
         ### END SOLUTION
 
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
@@ -611,15 +373,13 @@ class Tensor(Node):
         a, axes = self.data, _axes(axis, self.ndim)
         top = a.max(axis=axes, keepdims=True)
         out_data = top if keepdims else np.squeeze(top, axis=axes)
-        out = Tensor._make(out_data, (self,), "max")
 
         def _backward(g):
             winners = a == top
             share = g.reshape(top.shape) / winners.sum(axis=axes, keepdims=True)
             return (winners * share,)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(out_data, (self,), "max", _backward)
         ### END SOLUTION
 
     @shape_errors
@@ -628,13 +388,11 @@ class Tensor(Node):
         shape = _sizes(shape, "reshape: sizes")
         ### BEGIN SOLUTION
         in_shape = self.shape
-        out = Tensor._make(self.data.reshape(shape), (self,), "reshape")
 
         def _backward(g):
             return (g.reshape(in_shape),)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(self.data.reshape(shape), (self,), "reshape", _backward)
         ### END SOLUTION
 
     @shape_errors
@@ -643,47 +401,67 @@ class Tensor(Node):
         axes = _permutation(_sizes(axes, "transpose: axes"), self.ndim)  # -1 -> ndim - 1
         ### BEGIN SOLUTION
         perm = tuple(axes) if axes else tuple(reversed(range(self.ndim)))
-        out = Tensor._make(self.data.transpose(perm), (self,), "transpose")
         inverse = tuple(np.argsort(perm))
 
         def _backward(g):
             return (g.transpose(inverse),)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(self.data.transpose(perm), (self,), "transpose", _backward)
         ### END SOLUTION
 
     @shape_errors
     def broadcast_to(self, shape: Sequence[int]) -> Tensor:
         """Expand to ``shape`` by broadcasting; backward is unbroadcast's job."""
         ### BEGIN SOLUTION
-        out = Tensor._make(np.broadcast_to(self.data, tuple(shape)), (self,), "broadcast_to")
+        out_data = np.broadcast_to(self.data, tuple(shape))
 
         def _backward(g):
             return (g,)  # at the output's shape: the engine sums it back down
 
-        out._backward = _backward
-        return out
+        return Tensor._make(out_data, (self,), "broadcast_to", _backward)
         ### END SOLUTION
 
     def getitem(self, index: Any) -> Tensor:
         """``a[index]``: slices, integers, integer arrays (repeated indices accumulate)."""
-        index = _own_index(index)
-        try:
-            selected = self.data[index]
-        except IndexError as err:
-            raise IndexError(f"getitem: {err} (tensor shape {self.shape}, index {index!r})") from None
+        index, selected = _select(self.data, index)  # provided: the index copied, or an IndexError
         ### BEGIN SOLUTION
         shape = self.shape
-        out = Tensor._make(selected, (self,), "getitem")
 
         def _backward(g):
             full = np.zeros(shape)
             np.add.at(full, index, g)  # += for every occurrence of a repeated index
             return (full,)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(selected, (self,), "getitem", _backward)
+        ### END SOLUTION
+
+    @staticmethod
+    @shape_errors
+    def cat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+        """Join tensors along an existing ``axis``: (2,5), (3,5) -> (5,5) for axis=0."""
+        tensors = tuple(Tensor._as_tensor(t) for t in tensors)
+        ### BEGIN SOLUTION
+        out_data = np.concatenate([t.data for t in tensors], axis=axis)
+        splits = np.cumsum([t.shape[axis] for t in tensors])[:-1]
+
+        def _backward(g):
+            return tuple(np.split(g, splits, axis=axis))
+
+        return Tensor._make(out_data, tensors, "cat", _backward)
+        ### END SOLUTION
+
+    @staticmethod
+    @shape_errors
+    def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+        """Join equally shaped tensors along a NEW ``axis``: 3 × (4,5) -> (3,4,5) for axis=0."""
+        tensors = tuple(Tensor._as_tensor(t) for t in tensors)
+        ### BEGIN SOLUTION
+        out_data = np.stack([t.data for t in tensors], axis=axis)
+
+        def _backward(g):
+            return tuple(np.moveaxis(g, axis, 0))
+
+        return Tensor._make(out_data, tensors, "stack", _backward)
         ### END SOLUTION
 
     # ================================================================== matmul and softmax
@@ -692,10 +470,9 @@ class Tensor(Node):
     @shape_errors
     def matmul(self, other: Any) -> Tensor:
         """a @ b with NumPy semantics: (..., N, K) @ (..., K, M) -> (..., N, M), 1-D allowed."""
-        other = _as_tensor(other)
+        other = self._as_tensor(other)
         ### BEGIN SOLUTION
         a, b = self.data, other.data
-        out = Tensor._make(np.matmul(a, b), (self, other), "matmul")
         need_a, need_b = self.requires_grad, other.requires_grad  # skip unneeded products
 
         def _backward(g):
@@ -716,8 +493,7 @@ class Tensor(Node):
                 gb = gb[..., 0]
             return ga, gb
 
-        out._backward = _backward
-        return out
+        return Tensor._make(np.matmul(a, b), (self, other), "matmul", _backward)
         ### END SOLUTION
 
     @shape_errors
@@ -726,13 +502,11 @@ class Tensor(Node):
         ### BEGIN SOLUTION
         e = np.exp(self.data - self.data.max(axis=axis, keepdims=True, initial=-np.inf))
         s = e / e.sum(axis=axis, keepdims=True)
-        out = Tensor._make(s, (self,), "softmax")
 
         def _backward(g):
             return (s * (g - (g * s).sum(axis=axis, keepdims=True)),)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(s, (self,), "softmax", _backward)
         ### END SOLUTION
 
     @shape_errors
@@ -741,13 +515,35 @@ class Tensor(Node):
         ### BEGIN SOLUTION
         z = self.data - self.data.max(axis=axis, keepdims=True, initial=-np.inf)
         out_data = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
-        out = Tensor._make(out_data, (self,), "log_softmax")
 
         def _backward(g):
             return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(out_data, (self,), "log_softmax", _backward)
+        ### END SOLUTION
+
+    @staticmethod
+    def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
+        """Mean over the batch of -log softmax(logits)[i, targets[i]]: (N, C), (N,) ints -> ().
+
+        Fused through log-sum-exp, so logits of ±1e4 stay finite; the gradient with respect to
+        the logits is (softmax(logits) - onehot(targets)) / N.
+        """
+        logits = Tensor._as_tensor(logits)
+        targets = _class_targets(targets, logits.shape)
+        ### BEGIN SOLUTION
+        n = logits.shape[0]
+        rows = np.arange(n)
+        z = logits.data - logits.data.max(axis=1, keepdims=True)  # (N, C), max 0 per row
+        log_probs = z - np.log(np.exp(z).sum(axis=1, keepdims=True))  # (N, C)
+        loss = np.array(-log_probs[rows, targets].mean())
+
+        def _backward(g):
+            grad = np.exp(log_probs)  # softmax, (N, C)
+            grad[rows, targets] -= 1.0
+            return (grad * (g / n),)
+
+        return Tensor._make(loss, (logits,), "cross_entropy", _backward)
         ### END SOLUTION
 
     # ================================================================== extension
@@ -758,220 +554,17 @@ class Tensor(Node):
         ### BEGIN SOLUTION
         a = self.data
         s = _sigmoid(a)
-        out = Tensor._make(a * s, (self,), "silu")
 
         def _backward(g):
             return (g * s * (1.0 + a * (1.0 - s)),)
 
-        out._backward = _backward
-        return out
+        return Tensor._make(a * s, (self,), "silu", _backward)
         ### END SOLUTION
 
 
-# ====================================================================== module-level ops
-# @lab 01-elementwise-ops
-
-
-def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """Sum ``grad`` down to ``shape``: the reverse of broadcasting ``shape`` to ``grad.shape``.
-
-    Aligned to the right, the leading axes ``grad`` has in excess are summed away, and so are
-    the axes where ``shape`` has 1 and ``grad`` does not. (4, 3) -> (3,): sum over axis 0.
-    Returns ``grad`` unchanged when no rule applies; the caller checks the final shape.
-    """
-    ### BEGIN SOLUTION
-    if grad.shape == shape:
-        return grad
-    extra = grad.ndim - len(shape)
-    if extra < 0:
-        return grad
-    if extra:
-        grad = grad.sum(axis=tuple(range(extra)))
-    ones = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    if ones:
-        grad = grad.sum(axis=ones, keepdims=True)
-    return grad
-    ### END SOLUTION
-
-
-def _accumulate(node: Tensor, g: np.ndarray, grad_output: np.ndarray) -> None:
-    """``node.grad += g``, never in place; a leaf's gradient never aliases another array."""
-    if node.grad is None:
-        # A leaf's .grad is the user's (an optimizer may update it in place): it must not be a
-        # read-only broadcast view or the very array handed to a sibling. An intermediate
-        # node's gradient is only read by its own _backward, so it can share.
-        shared = g is grad_output or g.base is not None
-        node.grad = g.copy() if shared and not node._prev else g
-    else:
-        node.grad = node.grad + g
-    if type(node.grad) is not np.ndarray:  # NumPy computes 0-d results as scalars
-        node.grad = np.asarray(node.grad, dtype=np.float64)
-
-
-def _check_unchanged(order: Sequence[Tensor]) -> None:
-    """A BackwardError naming the op if an array its backward reads changed since the forward.
-
-    Assigning ``out._backward`` took a checksum of each array the closure captured
-    (``minitorch.node``); changing one in place (``x.data *= 2``, ``y.data[0] = 7``) between the
-    forward pass and ``backward()`` would otherwise give a silently wrong gradient.
-    """
-    for node in order:
-        if node._checksums is None:
-            continue
-        array = saved_arrays_changed(node)
-        if array is None:
-            continue
-        owners = [name for name, t in [("output", node)] + [
-            (f"input {i}", p) for i, p in enumerate(node._prev)] if np.shares_memory(t.data, array)]
-        what = f"the data of its {' / '.join(owners)}" if owners else "an array it saved"
-        raise BackwardError(
-            f"{node._op}: {what} (shape {array.shape}) was changed in place after the forward "
-            "pass, and its backward needs the values the forward saw; recompute the forward pass "
-            "after changing data (PyTorch: 'modified by an inplace operation')"
-        )
-
-
-# @lab 02-reductions-and-shapes
-
-
-@shape_errors
-def cat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
-    """Join tensors along an existing ``axis``: (2,5), (3,5) -> (5,5) for axis=0."""
-    tensors = tuple(_as_tensor(t) for t in tensors)
-    ### BEGIN SOLUTION
-    out = Tensor._make(np.concatenate([t.data for t in tensors], axis=axis), tensors, "cat")
-    splits = np.cumsum([t.shape[axis] for t in tensors])[:-1]
-
-    def _backward(g):
-        return tuple(np.split(g, splits, axis=axis))
-
-    out._backward = _backward
-    return out
-    ### END SOLUTION
-
-
-@shape_errors
-def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
-    """Join equally shaped tensors along a NEW ``axis``: 3 × (4,5) -> (3,4,5) for axis=0."""
-    tensors = tuple(_as_tensor(t) for t in tensors)
-    ### BEGIN SOLUTION
-    out = Tensor._make(np.stack([t.data for t in tensors], axis=axis), tensors, "stack")
-
-    def _backward(g):
-        return tuple(np.moveaxis(g, axis, 0))
-
-    out._backward = _backward
-    return out
-    ### END SOLUTION
-
-
-# @lab 03-matmul-softmax-ce
-
-
-def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
-    """Mean over the batch of -log softmax(logits)[i, targets[i]]: (N, C), (N,) ints -> ().
-
-    Fused through log-sum-exp, so logits of ±1e4 stay finite; the gradient with respect to
-    the logits is (softmax(logits) - onehot(targets)) / N.
-    """
-    logits = _as_tensor(logits)
-    targets = _class_targets(targets, logits.shape)
-    ### BEGIN SOLUTION
-    n = logits.shape[0]
-    rows = np.arange(n)
-    z = logits.data - logits.data.max(axis=1, keepdims=True)  # (N, C), max 0 per row
-    log_probs = z - np.log(np.exp(z).sum(axis=1, keepdims=True))  # (N, C)
-    out = Tensor._make(np.array(-log_probs[rows, targets].mean()), (logits,), "cross_entropy")
-
-    def _backward(g):
-        grad = np.exp(log_probs)  # softmax, (N, C)
-        grad[rows, targets] -= 1.0
-        return (grad * (g / n),)
-
-    out._backward = _backward
-    return out
-    ### END SOLUTION
-
-
-# ====================================================================== helpers (provided)
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    """1/(1+e^-x) without overflow: e^-|x| never exceeds 1."""
-    z = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
-
-
-_erf_ufunc = np.frompyfunc(math.erf, 1, 1)
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    """The error function, elementwise, exact to float64 (NumPy has none; math.erf does)."""
-    return np.asarray(_erf_ufunc(x), dtype=np.float64)
-
-
-def _permutation(axes: tuple[int, ...], ndim: int) -> tuple[int, ...]:
-    """``axes`` of ``transpose`` with negative axes made positive; () stays () (reverse all).
-
-    The backward's inverse permutation, ``np.argsort(axes)``, needs the positive form: the
-    argsort of (-1, 0) is (0, 1), not the inverse (1, 0) of the permutation (1, 0).
-    """
-    if axes and sorted(a % ndim if -ndim <= a < ndim else a for a in axes) != list(range(ndim)):
-        raise ShapeError(
-            f"transpose: axes {axes} are not a permutation of the {ndim} axes of the tensor "
-            f"(each of 0..{ndim - 1}, or its negative form, exactly once)"
-        )
-    return tuple(a % ndim for a in axes)
-
-
-def _own_index(index: Any) -> Any:
-    """``index`` with its arrays and lists copied: the backward must not see later changes.
-
-    A Tensor is refused, as torch refuses float tensors as indices: Tensors hold float64 values,
-    and reading 0.0/1.0 as positions would silently mistake a mask for indices.
-    """
-    if isinstance(index, tuple):
-        return tuple(_own_index(i) for i in index)
-    if isinstance(index, Tensor):
-        raise IndexError(
-            f"getitem: a Tensor (float64, shape {index.shape}) cannot be used as an index; "
-            "index with integers, slices or an integer array (e.g. t.data.astype(int))"
-        )
-    if isinstance(index, np.ndarray):
-        return index.copy()
-    if isinstance(index, list):  # NumPy reads a list as an array; [] as an empty integer one
-        array = np.array(index)
-        return array.astype(np.intp) if array.size == 0 else array
-    return index
-
-
-def _class_targets(targets: Any, logits_shape: tuple[int, ...]) -> np.ndarray:
-    """Validate class indices for ``cross_entropy``: an integer array of shape (N,), 0 <= t < C."""
-    if len(logits_shape) != 2:
-        raise ShapeError(
-            f"cross_entropy: logits must have shape (N, C), got {logits_shape}; "
-            "reshape a single example to (1, C)"
-        )
-    n, c = logits_shape
-    if n == 0:
-        raise ShapeError("cross_entropy: an empty batch (N = 0) has no mean loss")
-    t = targets.data if isinstance(targets, Tensor) else np.array(targets)  # a copy: ours
-    if t.dtype.kind == "f" and np.all(np.isfinite(t)) and np.all(t == np.round(t)):
-        t = t.astype(np.intp)
-    if t.dtype.kind not in "iu":
-        raise TypeError(
-            "cross_entropy: targets must be integer class indices, got dtype "
-            f"{t.dtype} with values {np.asarray(t).ravel()[:5]}"
-        )
-    if t.shape != (n,):
-        raise ShapeError(
-            f"cross_entropy: targets must have shape ({n},) to match logits {logits_shape}, "
-            f"got {t.shape}"
-        )
-    bad = (t < 0) | (t >= c)
-    if bad.any():
-        raise ValueError(
-            f"cross_entropy: target values must lie in [0, {c}) for {c} classes; "
-            f"got {t[bad][:5].tolist()} at rows {np.flatnonzero(bad)[:5].tolist()}"
-        )
-    return t
+# ---------------------------------------------------------------------- provided
+# The ops written as static methods are also module-level functions (``mt.cat(...)``).
+unbroadcast = Tensor.unbroadcast
+cat = Tensor.cat
+stack = Tensor.stack
+cross_entropy = Tensor.cross_entropy

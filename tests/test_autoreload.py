@@ -5,7 +5,8 @@ These tests meet that promise as a learner does: a real Jupyter kernel (jupyter_
 of the course as a fresh clone has it (``src/`` and ``notebooks/`` in a temporary folder, never
 the repository's own files), op bodies rewritten on disk between cells, and the graded calls
 re-run in the same kernel. Every kind of op is covered (a method wrapped by ``@shape_errors``, a
-plain method, a module function, a property), both ways: not started -> passing -> failing.
+plain method, a static method exported as a module function), both ways: not started -> passing
+-> failing. (The properties live in the course's ``minitorch.base``, which nobody saves.)
 
 The versions of tensor.py are built from the reference: ``implemented`` functions keep their
 solution, ``wrong`` ones get a planted mistake, every other one is the stub's
@@ -177,25 +178,21 @@ def _verdicts(text: str, ops: list[str]) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_every_kind_of_op_follows_each_save(clone, kernel):
-    # mul, sum: methods wrapped by @shape_errors; exp: a plain method; cat: a module function
+    # mul, sum: methods wrapped by @shape_errors; exp: a plain method; cat: a static method,
+    # exported as the module function mt.cat
     ops = ["mul", "sum", "exp", "cat"]
     engine = {"_topological_order", "backward", "unbroadcast"}
     source = clone / "src" / "minitorch" / "tensor.py"
-    size_line = "        return self.data.size\n"
-    assert version().count(size_line) == 1, "the property `size` changed: update this test"
-
-    save(source, version(engine).replace(size_line, "        return self.data.size + 100\n"))
+    save(source, version(engine))
     assert str(source) in kernel.must(SETUP)
     kernel.must("x = mt.Tensor(np.arange(3.0), requires_grad=True)  # lives across the saves")
     call = f"check_ops({', '.join(map(repr, ops))})"
     ok, text = kernel.run(call)
     assert not ok and _verdicts(text, ops) == dict.fromkeys(ops, "not started"), text
-    assert kernel.must("print(mt.Tensor(np.ones(4)).size)").strip() == "104"
 
-    save(source, version(engine | set(ops)))  # not started -> passing, property fixed
+    save(source, version(engine | set(ops)))  # not started -> passing
     ok, text = kernel.run(call)
     assert ok and _verdicts(text, ops) == dict.fromkeys(ops, "passed"), text
-    assert kernel.must("print(mt.Tensor(np.ones(4)).size)").strip() == "4"
     kernel.must("(x * x).sum().backward()\nassert np.allclose(x.grad, 2 * x.data), x.grad\n"
                 "assert isinstance(x, mt.Tensor)")
 

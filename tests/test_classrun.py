@@ -35,7 +35,7 @@ ASSIGNMENT = course.ASSIGNMENT
 ENGINE_LAB = "00-tensor-skeleton"
 LAB = "01-elementwise-ops"
 QUIZ = classrun.QUIZ
-LOOP_AT = 'out = Tensor._make(self.data + other.data, (self, other), "add")'
+LOOP_AT = 'return Tensor._make(self.data + other.data, (self, other), "add", _backward)'
 LOOPING = "while True:\n            pass\n        " + LOOP_AT
 BUDGET = 12.0
 TIMES: dict[str, float] = {}

@@ -3,6 +3,7 @@ check (the tests bite)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,26 @@ def test_every_op_fails_against_the_stub():
                    for o in outs)
         ]
     assert not_started == [op.name for op in OPS], sorted(set(BY_NAME) - set(not_started))
+
+
+@pytest.mark.parametrize(("doc", "pattern"), [
+    ("README.md", r"unas (\d+) líneas de código tuyas"),
+    ("theory/README.md", r"Escribes unas (\d+) líneas de código"),
+    ("theory/en/README.md", r"You write about (\d+) lines of code"),
+])
+def test_the_docs_state_the_learners_measured_line_count(doc, pattern):
+    """Within 5 %, rounded as a person would: neither the old promise of 400 nor padding."""
+    stated = re.search(pattern, (ROOT / doc).read_text(encoding="utf-8"))
+    assert stated, f"{doc} no longer states how many lines the learner writes"
+    measured = stubgen.learner_lines(stubgen.REFERENCE.read_text(encoding="utf-8"))
+    assert abs(int(stated.group(1)) - measured) <= 0.05 * measured, (doc, measured)
+
+
+def test_the_learners_file_reads_in_lab_order():
+    """Each lab's section once, in the order of the labs."""
+    labs = [m.group(1) for line in STUB.read_text(encoding="utf-8").splitlines()
+            if (m := re.match(r"\s*# @lab (\S+)", line))]
+    assert labs == sorted(labs) and len(labs) == len(set(labs)), labs
 
 
 @pytest.fixture

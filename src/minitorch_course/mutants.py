@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import io
 import sys
 import time
 import tokenize
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 
 from minitorch_course import runner
@@ -125,12 +127,12 @@ PLANTS: dict[str, Plant] = {
         what="sub's backward gives b its local derivative -1, not multiplied by g"),
     "pow_power_rule_off_by_one": _POWER_RULE_PLANT,
     "exp_backward_uses_input": Plant("Tensor.exp", ("exp",), ((
-        "out_data = np.exp(self.data)\n"
-        '        out = Tensor._make(out_data, (self,), "exp")\n\n'
-        "        def _backward(g):\n            return (g * out_data,)",
-        "a = self.data\n"
-        '        out = Tensor._make(np.exp(a), (self,), "exp")\n\n'
-        "        def _backward(g):\n            return (g * a,)"),),
+        "out_data = np.exp(self.data)\n\n"
+        "        def _backward(g):\n            return (g * out_data,)\n\n"
+        '        return Tensor._make(out_data, (self,), "exp", _backward)',
+        "a = self.data\n\n"
+        "        def _backward(g):\n            return (g * a,)\n\n"
+        '        return Tensor._make(np.exp(a), (self,), "exp", _backward)'),),
         what="exp's backward multiplies by the input a instead of the output e^a"),
     "exp_backward_exponentiates_output": Plant("Tensor.exp", ("exp",), ((
         "return (g * out_data,)", "return (g * np.exp(out_data),)"),),
@@ -155,7 +157,7 @@ PLANTS: dict[str, Plant] = {
         "return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)",
         "return (g - np.exp(out_data) * g.sum(axis=0, keepdims=True),)"),),
         what="log_softmax's backward sums g along axis 0 whatever the op's axis"),
-    "cross_entropy_onehot_added": Plant("cross_entropy", ("cross_entropy",), ((
+    "cross_entropy_onehot_added": Plant("Tensor.cross_entropy", ("cross_entropy",), ((
         "grad[rows, targets] -= 1.0", "grad[rows, targets] += 1.0"),),
         what="cross-entropy's backward adds the one-hot instead of subtracting it"),
     "backward_gives_constants_a_grad": Plant("Tensor.backward", ("backward",), ((
@@ -211,10 +213,10 @@ PLANTS: dict[str, Plant] = {
         "Tensor.log_softmax", ("log_softmax",), body=_LOG_SOFTMAX_BACKWARD_UNSHIFTED,
         what="log_softmax's backward recomputes e^a / Σ e^a from the raw logits: NaN at "
              "1e4"),
-    "cross_entropy_not_divided_by_batch": Plant("cross_entropy", ("cross_entropy",), ((
+    "cross_entropy_not_divided_by_batch": Plant("Tensor.cross_entropy", ("cross_entropy",), ((
         "return (grad * (g / n),)", "return (grad * g,)"),),
         what="cross-entropy's gradient not divided by the batch size N"),
-    "cross_entropy_without_logsumexp": Plant("cross_entropy", ("cross_entropy",), ((
+    "cross_entropy_without_logsumexp": Plant("Tensor.cross_entropy", ("cross_entropy",), ((
         "z = logits.data - logits.data.max(axis=1, keepdims=True)",
         "z = logits.data"),),
         what="cross-entropy exponentiates the raw logits (no max subtracted): "
@@ -262,25 +264,25 @@ PLANTS: dict[str, Plant] = {
             "                node._prev, node._backward = (), None\n", ""),),
             what="backward() never frees the graph (retain_graph ignored)"),
     "unbroadcast_returns_grad": Plant(
-        "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
-            "    if grad.shape == shape:\n        return grad\n",
-            "    return grad\n"),),
+        "Tensor.unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+            "        if grad.shape == shape:\n            return grad\n",
+            "        return grad\n"),),
             what="unbroadcast returns the gradient unchanged: no reverse "
                  "broadcasting at all"),
     "unbroadcast_forgets_size1_axes": Plant(
-        "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+        "Tensor.unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
             "ones = tuple(i for i, n in enumerate(shape) if n == 1 and "
             "grad.shape[i] != 1)", "ones = ()"),),
             what="unbroadcast sums the leading axes but not the axes where the "
                  "input has size 1"),
     "unbroadcast_forgets_leading_axes": Plant(
-        "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
-            "    if extra:\n        grad = grad.sum(axis=tuple(range(extra)))\n",
+        "Tensor.unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+            "        if extra:\n            grad = grad.sum(axis=tuple(range(extra)))\n",
             ""),),
             what="batch matmul (and every binary op) not reduced over the "
                  "broadcast leading/batch axes"),
     "unbroadcast_drops_size1_axes": Plant(
-        "unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
+        "Tensor.unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
             "grad = grad.sum(axis=ones, keepdims=True)",
             "grad = grad.sum(axis=ones)"),),
             what="unbroadcast sums the size-1 axes without keepdims=True "
@@ -356,9 +358,35 @@ def _without_comments(code: str) -> str:
     return "".join(lines)
 
 
+def _provided(tree: ast.Module, name: str) -> str | None:
+    """The def of a course-provided helper that ``tree`` imports as ``name`` (``from
+    minitorch.support import accumulate as _accumulate``), renamed ``name``; None if none."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("minitorch."):
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    text = Path(importlib.import_module(node.module).__file__).read_text(
+                        encoding="utf-8")
+                    found = _function(ast.parse(text), alias.name)
+                    if found is None:
+                        return None
+                    lines = text.splitlines(keepends=True)[found.lineno - 1:found.end_lineno]
+                    return "".join(lines).replace(f"def {alias.name}(", f"def {name}(", 1)
+    return None
+
+
 def plant(source: str, p: Plant, name: str = "mutant") -> str:
-    """``source`` with ``p`` applied to its function (comments of that function removed)."""
-    node = _function(ast.parse(source), p.function)
+    """``source`` with ``p`` applied to its function (comments of that function removed).
+
+    A course-provided helper the reference imports (``_accumulate``) is planted as a def of the
+    same name appended to ``source``, which replaces the imported one in that module only.
+    """
+    tree = ast.parse(source)
+    node = _function(tree, p.function)
+    if node is None and "." not in p.function:
+        helper = _provided(tree, p.function)
+        if helper is not None:
+            return source + "\n\n" + plant(helper, p, name)
     if node is None:
         raise MutantRotted(f"mutant {name}: no function {p.function} in the reference")
     lines = source.splitlines(keepends=True)

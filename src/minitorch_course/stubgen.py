@@ -80,6 +80,19 @@ def generate(source: str) -> str:
     return _replace_docstring(text)
 
 
+def learner_lines(source: str) -> int:
+    """How many lines of code the learner writes: the fenced lines of the reference ``source``
+    that are neither blank nor only a comment (the figure README.md and the theory state)."""
+    count, inside = 0, False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped in (BEGIN, END):
+            inside = stripped == BEGIN
+        elif inside and stripped and not stripped.startswith("#"):
+            count += 1
+    return count
+
+
 def _replace_docstring(text: str) -> str:
     end = text.index('"""', 3) + 3  # the closing quotes of the module docstring
     return HEADER + '"""' + text[end:]

@@ -1,11 +1,17 @@
 """Load the reference engine with ONE function replaced by a held-out mistake.
 
 ``load(mistake)`` reads ``solutions/tensor.py``, finds the def named by ``mistake.TARGET``
-(``Tensor.<method>`` or a module-level function) with ``ast``, replaces its lines (decorators
-included) with ``mistake.SOURCE`` re-indented to the def's column, and executes the result as a
-fresh module named ``minitorch.tensor`` (not registered in ``sys.modules``; the package's own
+(``Tensor.<method>``, a module-level function, or a static method of ``Tensor`` named without
+its class) with ``ast``, replaces its lines (decorators included; ``@staticmethod`` kept) with
+``mistake.SOURCE`` re-indented to the def's column, and executes the result as a fresh module
+named ``minitorch.tensor`` (not registered in ``sys.modules``; the package's own
 ``minitorch.tensor`` is left alone). ``mutated_source(mistake)`` gives the text, e.g. to write a
 learner's ``tensor.py`` for a ``make check``-style run.
+
+The mistakes are frozen: they name things as the reference did when they were written. A
+TARGET that is now a course-provided helper the reference imports (``_accumulate``, from
+``minitorch.support``) is appended as a def of that name, which replaces the import; and
+``LEGACY`` binds the few names the reference no longer defines itself.
 """
 
 from __future__ import annotations
@@ -32,8 +38,21 @@ def _reference_tree() -> ast.Module:
     return ast.parse(reference_source())
 
 
+# Names the frozen mistakes use that the reference no longer binds itself (appended at the end:
+# a function looks its globals up when it runs).
+LEGACY = """
+
+# held-out loader: names of the reference as the frozen mistakes knew it
+from minitorch.errors import ShapeError  # noqa: E402
+from minitorch.support import as_array as _as_array  # noqa: E402
+
+_as_tensor = Tensor._as_tensor
+"""
+
+
 def find_def(tree: ast.Module, qualname: str) -> ast.FunctionDef:
-    """The FunctionDef for ``qualname`` (``Class.method`` or ``function``); KeyError if absent."""
+    """The FunctionDef for ``qualname`` (``Class.method``, ``function``, or a static method of a
+    class named without it); KeyError if absent."""
     body: list[ast.stmt] = tree.body
     *owners, name = qualname.split(".")
     for owner in owners:
@@ -44,7 +63,29 @@ def find_def(tree: ast.Module, qualname: str) -> ast.FunctionDef:
     for node in body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
             return node
+    if not owners:  # cat, unbroadcast, ...: static methods of Tensor, exported by name
+        for cls in (n for n in body if isinstance(n, ast.ClassDef)):
+            for node in cls.body:
+                if isinstance(node, ast.FunctionDef) and node.name == name and _static(node):
+                    return node
     raise KeyError(f"{qualname}: no def {name!r} in {REFERENCE_FILE.name}")
+
+
+def _static(node: ast.FunctionDef) -> bool:
+    return any(getattr(d, "id", "") == "staticmethod" for d in node.decorator_list)
+
+
+def provided_def(qualname: str) -> ast.FunctionDef:
+    """The def in a course-provided module of a helper the reference imports as ``qualname``
+    (``from minitorch.support import accumulate as _accumulate``); KeyError if there is none."""
+    for node in _reference_tree().body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("minitorch."):
+            for alias in node.names:
+                if (alias.asname or alias.name) == qualname:
+                    module = importlib.import_module(node.module)
+                    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+                    return find_def(tree, alias.name)
+    raise KeyError(f"{qualname}: neither a def in {REFERENCE_FILE.name} nor a helper it imports")
 
 
 def def_span(node: ast.FunctionDef) -> tuple[int, int]:
@@ -65,12 +106,18 @@ def reference_def_source(qualname: str, dedent: bool = True) -> str:
 def mutated_source(mistake: types.ModuleType) -> str:
     """solutions/tensor.py with ``mistake.TARGET`` replaced by ``mistake.SOURCE``."""
     source = reference_source()
-    node = find_def(_reference_tree(), mistake.TARGET)
+    code = textwrap.dedent(mistake.SOURCE).strip("\n") + "\n"
+    try:
+        node = find_def(_reference_tree(), mistake.TARGET)
+    except KeyError:
+        provided_def(mistake.TARGET)  # KeyError if it is not a provided helper either
+        return source + LEGACY + "\n\n" + code  # the def replaces the imported helper
+    if _static(node) and not code.lstrip().startswith("@staticmethod"):
+        code = "@staticmethod\n" + code
     first, last = def_span(node)
-    replacement = textwrap.indent(textwrap.dedent(mistake.SOURCE).strip("\n") + "\n",
-                                  " " * node.col_offset)
+    replacement = textwrap.indent(code, " " * node.col_offset)
     lines = source.splitlines(keepends=True)
-    return "".join(lines[: first - 1]) + replacement + "".join(lines[last:])
+    return "".join(lines[: first - 1]) + replacement + "".join(lines[last:]) + LEGACY
 
 
 def _execute(source: str, filename: str) -> types.ModuleType:

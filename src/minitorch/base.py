@@ -1,0 +1,223 @@
+"""What a Tensor does apart from its ops and its engine: course-provided, the learner's
+``tensor.py`` subclasses it and never edits it.
+
+``TensorBase`` holds the constructor, ``_make`` (how an op creates its output node), the
+properties (``shape``, ``ndim``, ...), conversions (``item``, ``numpy``, ``detach``,
+``np.asarray(t)``), the Python operators (``a + b`` calls ``a.add(b)``, the learner's method) and
+the checks of ``backward``'s arguments. Every method reaches the learner's code through ``self``
+or ``cls``, never through a name bound here: after ``%autoreload`` replaces the Tensor class,
+``type(t)`` is the new one and these methods keep working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from minitorch.errors import BackwardError, ShapeError
+from minitorch.node import Node
+from minitorch.support import Backward, as_array, grad_mode
+
+__all__ = ["TensorBase"]
+
+
+class TensorBase(Node):
+    """The provided half of ``minitorch.tensor.Tensor`` (see the module docstring).
+
+    ``==`` and ``hash`` are identity, as for any Python object (torch's ``==`` is elementwise):
+    ``t in visited`` and sets of tensors mean "this very node". Compare values with ``.data``.
+    """
+
+    __slots__ = ()  # the fields are declared in minitorch.node.Node
+    __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operators
+
+    def __init__(self, data: Any, requires_grad: bool = False) -> None:
+        self.data: np.ndarray = as_array(data)
+        self.grad: np.ndarray | None = None
+        self.requires_grad: bool = bool(requires_grad)
+        self._prev: tuple = ()
+        self._op: str = ""
+        self._backward: Backward | None = None
+
+    @classmethod
+    def _make(cls, data: np.ndarray, parents: tuple, op: str,
+              backward: Backward | None = None) -> Any:
+        """The output node of ``op``: records ``parents`` and ``backward`` only if a gradient
+        will be needed. ``backward`` is written before the output exists, so it cannot capture
+        the output (no ``out -> _backward -> out`` cycle)."""
+        out = cls.__new__(cls)
+        # NumPy returns a scalar, not an array, from a 0-d computation: .data is always an array
+        out.data = data if type(data) is np.ndarray else np.asarray(data, dtype=np.float64)
+        out.grad = None
+        # a list, not a generator: for one or two parents it is the cheaper of the two
+        if grad_mode.enabled and any([p.requires_grad for p in parents]):
+            out.requires_grad, out._prev, out._op = True, parents, op
+            out._backward = backward  # checksums the arrays it captured (minitorch.node)
+        else:
+            out.requires_grad, out._prev, out._op = False, (), ""
+            out._backward = None
+        return out
+
+    @classmethod
+    def _as_tensor(cls, x: Any) -> Any:
+        """A Tensor as is; a number or an array as a constant Tensor (no gradient)."""
+        return x if isinstance(x, Node) else cls(x)
+
+    def _seed(self, grad: Any) -> np.ndarray:
+        """``backward``'s upstream gradient, checked: ``grad`` as an array of ``self``'s shape,
+        or ones for a one-element ``self``; a BackwardError or ShapeError saying why not."""
+        if not self.requires_grad:
+            raise BackwardError(
+                "backward() on a tensor that does not require grad: no input of the expression "
+                "was created with requires_grad=True (or it was computed under no_grad())"
+            )
+        if grad is None:
+            if self.data.size != 1:
+                raise BackwardError(
+                    f"backward() on a tensor of shape {self.shape} needs an explicit grad of that "
+                    "shape (the seed is only implicit for one-element outputs such as a loss), "
+                    f"e.g. t.backward(np.ones({self.shape}))"
+                )
+            return np.ones_like(self.data)
+        seed = as_array(grad)
+        if seed.shape != self.shape:
+            raise ShapeError(
+                f"backward(grad): grad has shape {seed.shape} but the tensor has shape "
+                f"{self.shape}; they must be equal"
+            )
+        return seed
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The array's shape."""
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions."""
+        return self.data.ndim
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return self.data.size
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The array's dtype (float64 unless you changed ``data`` yourself)."""
+        return self.data.dtype
+
+    @property
+    def T(self) -> Any:
+        """All axes reversed, like ``ndarray.T``."""
+        return self.transpose()
+
+    # ------------------------------------------------------------------ conversions
+    def item(self) -> float:
+        """The value of a one-element tensor as a Python float."""
+        if self.data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element; this one has shape {self.shape}")
+        return float(self.data.reshape(()))
+
+    def numpy(self) -> np.ndarray:
+        """The underlying array (shared, not copied)."""
+        return self.data
+
+    def detach(self) -> Any:
+        """A new leaf sharing ``data`` with this tensor, cut off from the graph."""
+        out = type(self).__new__(type(self))
+        out.data, out.grad, out.requires_grad = self.data, None, False
+        out._prev, out._op, out._backward = (), "", None
+        return out
+
+    def zero_grad(self) -> None:
+        """Forget the accumulated gradient (``grad = None``)."""
+        self.grad = None
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, separator=", ", prefix="Tensor(", precision=4)
+        extra = f", op='{self._op}'" if self._op else ""
+        if self.requires_grad and not self._op:
+            extra = ", requires_grad=True"
+        return f"Tensor({body}{extra})"
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        """The sub-tensors along axis 0 (``t[0], t[1], ...``); a 0-d tensor is not iterable."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __bool__(self) -> bool:
+        """The truth value of a one-element tensor; ambiguous (an error) for any other size."""
+        if self.data.size != 1:
+            raise RuntimeError(
+                f"the truth value of a tensor of shape {self.shape} ({self.data.size} elements) "
+                "is ambiguous; only a one-element tensor converts to bool (use .data.any() or "
+                ".data.all())"
+            )
+        return bool(self.data.reshape(()))
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """``np.asarray(t)``: the data (shared, like ``numpy()``), if ``t`` does not require grad.
+
+        For a tensor that requires grad it raises, like torch: the array would silently leave
+        the graph. Read ``t.data`` (or ``t.detach()``) to say that is what you mean.
+        """
+        if self.requires_grad:
+            raise TypeError(
+                f"cannot convert a tensor that requires grad (shape {self.shape}) to a NumPy "
+                "array implicitly: the array would leave the graph; use t.data or "
+                "np.asarray(t.detach())"
+            )
+        return np.array(self.data, dtype=dtype, copy=copy)
+
+    # ------------------------------------------------------------------ operators
+    def __add__(self, other: Any) -> Any:
+        return self.add(other)
+
+    def __radd__(self, other: Any) -> Any:
+        return self._as_tensor(other).add(self)
+
+    def __sub__(self, other: Any) -> Any:
+        return self.sub(other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return self._as_tensor(other).sub(self)
+
+    def __mul__(self, other: Any) -> Any:
+        return self.mul(other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return self._as_tensor(other).mul(self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self.div(other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return self._as_tensor(other).div(self)
+
+    def __pow__(self, other: Any) -> Any:
+        return self.pow(other)
+
+    def __rpow__(self, other: Any) -> Any:
+        return self._as_tensor(other).pow(self)
+
+    def __matmul__(self, other: Any) -> Any:
+        return self.matmul(other)
+
+    def __rmatmul__(self, other: Any) -> Any:
+        return self._as_tensor(other).matmul(self)
+
+    def __neg__(self) -> Any:
+        return self.neg()
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.getitem(index)

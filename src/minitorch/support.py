@@ -1,0 +1,244 @@
+"""Course-provided helpers that the learner's ``tensor.py`` calls and never edits.
+
+Argument parsing and validation (axes, sizes, permutations, indices, class targets), the
+numerically careful functions NumPy lacks (a stable sigmoid, erf), grad mode (``no_grad``), and
+the engine's two bookkeeping steps that are not the chain rule: adding a gradient into a node
+without aliasing (``accumulate``) and refusing to run backward on data changed in place since
+the forward pass (``check_unchanged``). The learner's file imports them by the names it uses.
+
+Nothing here knows the Tensor class (an edited ``tensor.py`` replaces it): a tensor is
+recognised as a ``minitorch.node.Node``, whose fields never change.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from minitorch.errors import BackwardError, ShapeError
+from minitorch.node import GradMode, Node, saved_arrays_changed
+
+__all__ = [
+    "Axis",
+    "Backward",
+    "accumulate",
+    "as_array",
+    "check_unchanged",
+    "class_targets",
+    "erf",
+    "grad_mode",
+    "is_grad_enabled",
+    "no_grad",
+    "permutation",
+    "reduced_axes",
+    "select",
+    "sigmoid",
+    "sizes",
+]
+
+Axis = int | tuple[int, ...] | None
+Backward = Callable[[np.ndarray], tuple[np.ndarray | None, ...]]
+
+grad_mode = GradMode()  # .enabled: whether ops record a graph, per thread (like torch)
+
+
+@contextmanager
+def no_grad() -> Iterator[None]:
+    """Inside ``with no_grad():`` ops record no graph (inference, parameter updates).
+
+    It applies to the calling thread only, like ``torch.no_grad()``.
+    """
+    previous, grad_mode.enabled = grad_mode.enabled, False
+    try:
+        yield
+    finally:
+        grad_mode.enabled = previous
+
+
+def is_grad_enabled() -> bool:
+    """True unless inside a ``no_grad()`` block (of this thread)."""
+    return grad_mode.enabled
+
+
+# ---------------------------------------------------------------- arguments
+def as_array(data: Any) -> np.ndarray:
+    """``data`` as a fresh float64 array; a TypeError naming it if it is not numeric."""
+    if isinstance(data, Node):
+        return data.data.copy()
+    try:
+        array = np.array(data)
+    except ValueError as err:  # ragged nested lists
+        raise TypeError(f"Tensor data must be rectangular numeric data; {err}") from None
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            "Tensor data must be numbers (a number, nested lists of numbers or an ndarray); "
+            f"got {type(data).__name__} {data!r:.60} (NumPy dtype {array.dtype})"
+        )
+    return array.astype(np.float64)
+
+
+def reduced_axes(axis: Axis, ndim: int) -> tuple[int, ...]:
+    """``axis`` (None, int or tuple, possibly negative) as a sorted tuple of positive axes.
+
+    None and ``()`` mean every axis (torch's ``dim=()`` reduces all, unlike NumPy's
+    ``axis=()``). A 0-d tensor accepts axis 0 and -1, like torch, and has nothing to reduce.
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    try:
+        axes = (operator.index(axis),)  # int or NumPy integer
+    except TypeError:
+        axes = tuple(operator.index(a) for a in axis)
+    normalized = []
+    for a in axes:
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ShapeError(f"axis {a} is out of range for a tensor with {ndim} dimensions")
+        normalized.append(a % ndim if ndim else 0)
+    if not axes or not ndim:
+        return tuple(range(ndim))
+    return tuple(sorted(normalized))
+
+
+def sizes(args: tuple[Any, ...], what: str) -> tuple[int, ...]:
+    """``f(3, 5)`` or ``f((3, 5))`` as a tuple of ints; NumPy integers welcome."""
+    try:
+        if len(args) == 1 and not isinstance(args[0], int | np.integer):
+            args = tuple(args[0])
+        return tuple(operator.index(n) for n in args)
+    except TypeError:
+        raise TypeError(f"{what} must be integers, got {args!r}") from None
+
+
+def permutation(axes: tuple[int, ...], ndim: int) -> tuple[int, ...]:
+    """``axes`` of ``transpose`` with negative axes made positive; () stays () (reverse all).
+
+    The backward's inverse permutation, ``np.argsort(axes)``, needs the positive form: the
+    argsort of (-1, 0) is (0, 1), not the inverse (1, 0) of the permutation (1, 0).
+    """
+    if axes and sorted(a % ndim if -ndim <= a < ndim else a for a in axes) != list(range(ndim)):
+        raise ShapeError(
+            f"transpose: axes {axes} are not a permutation of the {ndim} axes of the tensor "
+            f"(each of 0..{ndim - 1}, or its negative form, exactly once)"
+        )
+    return tuple(a % ndim for a in axes)
+
+
+def _own_index(index: Any) -> Any:
+    """``index`` with its arrays and lists copied: the backward must not see later changes.
+
+    A Tensor is refused, as torch refuses float tensors as indices: Tensors hold float64 values,
+    and reading 0.0/1.0 as positions would silently mistake a mask for indices.
+    """
+    if isinstance(index, tuple):
+        return tuple(_own_index(i) for i in index)
+    if isinstance(index, Node):
+        raise IndexError(
+            f"getitem: a Tensor (float64, shape {index.data.shape}) cannot be used as an index; "
+            "index with integers, slices or an integer array (e.g. t.data.astype(int))"
+        )
+    if isinstance(index, np.ndarray):
+        return index.copy()
+    if isinstance(index, list):  # NumPy reads a list as an array; [] as an empty integer one
+        array = np.array(index)
+        return array.astype(np.intp) if array.size == 0 else array
+    return index
+
+
+def select(data: np.ndarray, index: Any) -> tuple[Any, np.ndarray]:
+    """``(index, data[index])`` for ``getitem``, the index copied (its arrays are the backward's
+    to keep); an IndexError naming the shape and the index if NumPy refuses it."""
+    index = _own_index(index)
+    try:
+        return index, data[index]
+    except IndexError as err:
+        raise IndexError(f"getitem: {err} (tensor shape {data.shape}, index {index!r})") from None
+
+
+def class_targets(targets: Any, logits_shape: tuple[int, ...]) -> np.ndarray:
+    """Validate class indices for ``cross_entropy``: an integer array of shape (N,), 0 <= t < C."""
+    if len(logits_shape) != 2:
+        raise ShapeError(
+            f"cross_entropy: logits must have shape (N, C), got {logits_shape}; "
+            "reshape a single example to (1, C)"
+        )
+    n, c = logits_shape
+    if n == 0:
+        raise ShapeError("cross_entropy: an empty batch (N = 0) has no mean loss")
+    t = targets.data if isinstance(targets, Node) else np.array(targets)  # a copy: ours
+    if t.dtype.kind == "f" and np.all(np.isfinite(t)) and np.all(t == np.round(t)):
+        t = t.astype(np.intp)
+    if t.dtype.kind not in "iu":
+        raise TypeError(
+            "cross_entropy: targets must be integer class indices, got dtype "
+            f"{t.dtype} with values {np.asarray(t).ravel()[:5]}"
+        )
+    if t.shape != (n,):
+        raise ShapeError(
+            f"cross_entropy: targets must have shape ({n},) to match logits {logits_shape}, "
+            f"got {t.shape}"
+        )
+    bad = (t < 0) | (t >= c)
+    if bad.any():
+        raise ValueError(
+            f"cross_entropy: target values must lie in [0, {c}) for {c} classes; "
+            f"got {t[bad][:5].tolist()} at rows {np.flatnonzero(bad)[:5].tolist()}"
+        )
+    return t
+
+
+# ---------------------------------------------------------------- numerics
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    """1/(1+e^-x) without overflow: e^-|x| never exceeds 1."""
+    z = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
+
+
+_erf_ufunc = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function, elementwise, exact to float64 (NumPy has none; math.erf does)."""
+    return np.asarray(_erf_ufunc(x), dtype=np.float64)
+
+
+# ---------------------------------------------------------------- the engine's bookkeeping
+def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
+    """``node.grad += g``, never in place; a leaf's gradient never aliases another array."""
+    if node.grad is None:
+        # A leaf's .grad is the user's (an optimizer may update it in place): it must not be a
+        # read-only broadcast view or the very array handed to a sibling. An intermediate
+        # node's gradient is only read by its own _backward, so it can share.
+        shared = g is grad_output or g.base is not None
+        node.grad = g.copy() if shared and not node._prev else g
+    else:
+        node.grad = node.grad + g
+    if type(node.grad) is not np.ndarray:  # NumPy computes 0-d results as scalars
+        node.grad = np.asarray(node.grad, dtype=np.float64)
+
+
+def check_unchanged(order: Sequence[Node]) -> None:
+    """A BackwardError naming the op if an array its backward reads changed since the forward.
+
+    Assigning ``out._backward`` took a checksum of each array the closure captured
+    (``minitorch.node``); changing one in place (``x.data *= 2``, ``y.data[0] = 7``) between the
+    forward pass and ``backward()`` would otherwise give a silently wrong gradient.
+    """
+    for node in order:
+        if node._checksums is None:
+            continue
+        array = saved_arrays_changed(node)
+        if array is None:
+            continue
+        owners = [name for name, t in [("output", node)] + [
+            (f"input {i}", p) for i, p in enumerate(node._prev)] if np.shares_memory(t.data, array)]
+        what = f"the data of its {' / '.join(owners)}" if owners else "an array it saved"
+        raise BackwardError(
+            f"{node._op}: {what} (shape {array.shape}) was changed in place after the forward "
+            "pass, and its backward needs the values the forward saw; recompute the forward pass "
+            "after changing data (PyTorch: 'modified by an inplace operation')"
+        )
