@@ -289,9 +289,12 @@ def _secret_lines() -> dict[str, str]:
 
 def _provided_text() -> str:
     """What the chapter gives every learner on purpose, whitespace collapsed: the instructor
-    notebooks outside their fences (lab 02's hints spell out max's backward) and the theory
-    (theory 05 walks through silu)."""
+    notebooks outside their fences (lab 02's hints spell out max's backward), the theory
+    (theory 05 walks through silu) and the package's course-provided modules (all but
+    tensor.py: ``raise BackwardError(`` is as much theirs as the solution's)."""
     texts = [p.read_text("utf-8") for p in sorted((ROOT / "theory").rglob("*.md"))]
+    texts += [p.read_text("utf-8") for p in sorted((ROOT / "src" / "minitorch").glob("*.py"))
+              if p.name != "tensor.py"]
     for nb in sorted(course.SOURCE_NOTEBOOKS.glob("*.ipynb")):
         lines = _cells_text(json.loads(nb.read_text("utf-8"))).splitlines()
         texts += _fenced(_fenced(lines, *SOLUTION, outside=True), *HIDDEN, outside=True)
