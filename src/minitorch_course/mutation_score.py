@@ -2,15 +2,15 @@
 
 Cosmic Ray (https://github.com/sixty-north/cosmic-ray, a maintained mutation-testing tool on
 PyPI) generates every mutant of a COPY of ``solutions/tensor.py`` (the reference is never
-touched); the mutants outside the fenced solution regions (``### BEGIN SOLUTION`` ...
-``### END SOLUTION``, what a learner writes) are marked skipped before any runs. Each mutant
-is then judged by ``judge_source``: it finds the function the mutation sits in and runs the checks the graded notebook cells run
-(``runner.run`` with ``runner.GRADED_SUITES``, as ``grading.check_ops`` does) on that op's rows
-plus the engine rows (a mutant of the engine itself, which every graded cell runs, that
-survives those meets every op's rows too). Killed = some row fails. The judge runs in a process
-forked from one that has imported torch and the course (about 1 s a mutant instead of 5 for a
-fresh interpreter; ``judge FILE`` is the same judge as a command); Cosmic Ray generates the
-mutants, keeps the session and makes the diffs.
+touched); the mutants outside the fenced solution regions (``### BEGIN SOLUTION`` ... ``### END
+SOLUTION``, what a learner writes) are marked skipped before any runs. Each mutant is then
+judged by ``judge_source``: it finds the function the mutation sits in and runs the checks the
+graded notebook cells run (``runner.run`` with ``runner.GRADED_SUITES``, as
+``grading.check_ops`` does) on that op's rows plus the engine rows (a mutant of the engine
+itself, which every graded cell runs, that survives those meets every op's rows too). Killed =
+some row fails. The judge runs in a process forked from one that has imported torch and the
+course (about 1 s a mutant instead of 5 for a fresh interpreter; ``judge FILE`` is the same
+judge as a command); Cosmic Ray generates the mutants, keeps the session and makes the diffs.
 
 A survivor is equivalent when it agrees with the reference (rtol = atol = 1e-7, the fuzzer's
 tolerance) on at least EQUIVALENCE_PROGRAMS random programs of ``minitorch_course.fuzz`` that
@@ -291,9 +291,10 @@ def mutant_source(operator: str, occurrence: int, args: dict) -> str:
     return mutate_code(source, get_operator(operator)(**args), occurrence)
 
 
-def fuzz_survivors(group: list[dict], programs: int, focus: list | None) -> dict[str, dict]:
+def fuzz_survivors(sources: dict[str, str], programs: int, focus: list | None
+                   ) -> dict[str, dict]:
     """Run ``programs`` random programs (each containing one of ``focus``, if given) on the
-    reference and on every survivor of ``group``; per survivor job: programs run, how many give
+    reference and on every survivor's source in ``sources``; per survivor (key): programs run, how many give
     a value or gradient that differs from the reference's (rtol = atol = 1e-7, the fuzzer's
     tolerance), and the first such program. A program the reference itself raises on is not
     counted. One program serves every survivor of the group, so the cost is one Hypothesis draw
@@ -303,10 +304,8 @@ def fuzz_survivors(group: list[dict], programs: int, focus: list | None) -> dict
     from minitorch_course import fuzz
 
     reference = runner.load("reference")[0]
-    impls = {s["job"]: runner.load_impl(source=mutant_source(s["operator"], s["occurrence"],
-                                                              s["args"]),
-                                        name=f"cosmic_ray_survivor_{i}")
-             for i, s in enumerate(group)}
+    impls = {key: runner.load_impl(source=source, name=f"cosmic_ray_survivor_{i}")
+             for i, (key, source) in enumerate(sources.items())}
     seen = {job: {"programs": 0, "differ": 0, "first": ""} for job in impls}
 
     @settings(settings.get_profile("fuzz"), max_examples=programs)
@@ -349,7 +348,9 @@ def report(workdir: Path, programs: int, fuzz_new: bool = True) -> int:
         for s in todo:
             groups.setdefault(function_at(original, s["line"]), []).append(s)
         for function, group in groups.items():
-            cache.update(fuzz_survivors(group, programs, focus_of(function) or None))
+            sources = {s["job"]: mutant_source(s["operator"], s["occurrence"], s["args"])
+                       for s in group}
+            cache.update(fuzz_survivors(sources, programs, focus_of(function) or None))
             cache_file.write_text(json.dumps(cache, indent=1), encoding="utf-8")
     for s in survivors:
         function = function_at(original, s["line"])
