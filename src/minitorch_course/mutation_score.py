@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 from minitorch_course import runner
-from minitorch_course.catalog import ENGINE_ROWS, OPS
+from minitorch_course.catalog import BY_NAME, ENGINE_ROWS, OPS
 
 WORKDIR = runner.ROOT / "build" / "mutation-score"
 SESSION = "session.sqlite"
@@ -344,13 +344,17 @@ def report(workdir: Path, programs: int, fuzz_new: bool = True) -> int:
     equivalent, distinguished, unresolved = [], [], []
     todo = [s for s in survivors if cache.get(s["job"], {}).get("programs", 0) < programs]
     if fuzz_new:
-        groups: dict[str, list[dict]] = {}
+        groups: dict[tuple[str, ...], list[dict]] = {}  # by the op the programs must contain
         for s in todo:
-            groups.setdefault(function_at(original, s["line"]), []).append(s)
-        for function, group in groups.items():
+            focus = focus_of(function_at(original, s["line"]))
+            groups.setdefault(tuple(op.name for op in focus), []).append(s)
+        for names, group in groups.items():
             sources = {s["job"]: mutant_source(s["operator"], s["occurrence"], s["args"])
                        for s in group}
-            cache.update(fuzz_survivors(sources, programs, focus_of(function) or None))
+            print(f"fuzzing {len(group)} survivor(s) on {programs} programs containing "
+                  f"{' or '.join(names) or 'any op'}", flush=True)
+            cache.update(fuzz_survivors(sources, programs,
+                                        [BY_NAME[n] for n in names] or None))
             cache_file.write_text(json.dumps(cache, indent=1), encoding="utf-8")
     for s in survivors:
         function = function_at(original, s["line"])
