@@ -257,6 +257,11 @@ KEEPDIMS_LOST_HINT = ("keepdims lost in {method}'s backward: the upstream gradie
                       "wrong axis. np.expand_dims(g, axes) before np.broadcast_to.")
 POWER_RULE_HINT = "power rule off by one: d/da a^b = b·a^(b-1), not b·a^b."
 POW_SCALAR_EXPONENT = 3.0  # the pow_scalar row is a ** 3
+# base 0, where torch defines what the formulas leave as 0·∞ (theory 02): d/db 0^b = 0 for
+# b >= 0, d/da a^0 = 0, d/da 0^1 = 1; the gradient at 0^0.5 is inf (no gradcheck here)
+POW_ZERO_BASE = Case(((2, 4), (2, 4)), data=([[0.0, 0.0, 0.0, 0.0], [1.5, 0.5, 2.0, 1.0]],
+                                             [[2.0, 0.5, 1.0, 0.0], [2.0, -1.0, 0.5, 0.0]]),
+                     note="base 0", gradcheck=False)
 
 
 GRID = (20, 3, 5)  # verbo × persona × tiempo
@@ -403,8 +408,11 @@ REDUCE_EMPTY_AXIS = Case(((0, 5),), {"axis": 0}, note=EMPTY, gradcheck=False)
 # softmax and log_softmax: logits far beyond e^709 (a missing max shift overflows), a negative
 # axis that is not the last, an empty axis beside the softmax axis, and an empty softmax axis
 ALONG_AXIS_CASES = (
-    Case(((2, 3),), data=([[1e4, 1e4 - 1.0, -1e4], [-1e4, 1e4 - 2.0, 1e4 - 0.5]],),
-         note="logits ±1e4"),  # each row spans 2e4: shifting by its mean (or min) overflows too
+    # each row spans 2e4: shifting by its mean (or min) overflows too; the last row is all far
+    # below 0: a max floored at 0 (initial=0 instead of -inf) underflows every exp to 0
+    Case(((3, 3),), data=([[1e4, 1e4 - 1.0, -1e4], [-1e4, 1e4 - 2.0, 1e4 - 0.5],
+                           [-1e4, -1e4 - 1.0, -1e4 - 3.0]],),
+         note="logits ±1e4"),
     Case((GRID,), {"axis": -2}),
     Case(((0, 5),), note=EMPTY, gradcheck=False),
     Case(((3, 0),), note=EMPTY, gradcheck=False),
@@ -429,7 +437,7 @@ OPS: tuple[Op, ...] = (
            Mistake("div_gradients_swapped", "swapped-inputs"),
        )),
     Op("pow", "pow", "01-elementwise-ops", lambda m, a, b: a**b, lambda t, a, b: a**b,
-       (POSITIVE, REAL), BINARY_CASES, "binary", broadcasting=True, points=1, formula="a ** b",
+       (POSITIVE, REAL), BINARY_CASES + (POW_ZERO_BASE,), "binary", broadcasting=True, points=1, formula="a ** b",
        mistakes=(
            Mistake("pow_power_rule_off_by_one", "local-derivative", POWER_RULE_HINT,
                    predict=lambda k: k.g * k.inputs[1] * k.x ** k.inputs[1]

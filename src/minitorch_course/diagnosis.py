@@ -261,8 +261,8 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
     got = np.asarray(got, dtype=np.float64)
     if got.shape != want.shape:
         return explain_grad_shape(got.shape, want.shape, got, want)
-    if not np.all(np.isfinite(got)) and np.all(np.isfinite(want)):
-        bad = ~np.isfinite(got)
+    bad = ~np.isfinite(got) & np.isfinite(want)  # inf/NaN where the right value is finite
+    if bad.any():
         signs = [j for j, a in enumerate(inputs or []) if np.shape(a) == got.shape
                  and ((a < 0) == bad).all()]
         hinted = _hinted(op, "backward", "unstable-backward")
@@ -300,7 +300,8 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
     # a constant right gradient fits any formula up to a factor: then only a whole-number
     # factor (a count, a batch size) or its inverse is worth naming
     varies = len(set(np.round(np.abs(want[nonzero]), 9))) > 1
-    whole = r != 0 and (np.isclose(r, round(r)) or np.isclose(1 / r, round(1 / r)))
+    whole = bool(np.isfinite(r)) and r != 0 and (np.isclose(r, round(r))
+                                                 or np.isclose(1 / r, round(1 / r)))
     if (zero_ok and np.isfinite(r) and not np.isclose(r, 1.0, rtol=1e-3)
             and np.allclose(ratios, r, rtol=max(rtol, 1e-6) * 10) and (varies or whole)):
         copies = _copies(k)
@@ -373,7 +374,7 @@ def explain_forward_values(op: Op | None, got: np.ndarray, want: np.ndarray,
                            inputs: list[np.ndarray] | None = None) -> Diagnosis:
     """The likely mistake when the forward values are wrong (the backward is then not checked)."""
     forward = {"forward": True}
-    if not np.all(np.isfinite(got)) and np.all(np.isfinite(want)):
+    if np.any(~np.isfinite(got) & np.isfinite(want)):
         big = max((float(np.abs(a).max()) for a in inputs or [] if a.size), default=0.0)
         return Diagnosis("unstable-forward", _hinted(op, "forward", "unstable-forward"),
                          {**forward, "big": big})

@@ -86,9 +86,11 @@ def upstream_for(shape: tuple[int, ...], seed: int = 1) -> np.ndarray:
 
 def _close(got: np.ndarray, want: np.ndarray) -> tuple[bool, float, tuple[int, ...]]:
     """(all within tolerance, worst |diff|, index of the worst element)."""
-    diff = np.abs(got - want)
-    excess = np.where(np.isnan(diff) & ~(np.isnan(got) & np.isnan(want)), np.inf,
-                      np.nan_to_num(diff - (ATOL + RTOL * np.abs(want)), nan=0.0))
+    with np.errstate(invalid="ignore"):  # inf - inf
+        equal = (got == want) | (np.isnan(got) & np.isnan(want))  # NaN, ±inf where torch has them
+        diff = np.where(equal, 0.0, np.abs(got - want))
+    excess = np.where(equal, -ATOL, np.where(np.isnan(diff), np.inf,
+                                             diff - (ATOL + RTOL * np.abs(want))))
     if excess.size == 0:
         return True, 0.0, ()
     j = np.unravel_index(int(np.argmax(excess)), excess.shape)
