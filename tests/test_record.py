@@ -321,6 +321,9 @@ def test_a_forged_submission_scores_nothing(graded, student):
     ("walk_up", f"the grading sandbox refused: reading {REFERENCE}"),
     ("direct_url", "the grading sandbox refused: os.scandir"),
     ("patch_import", "'minitorch_course'"),
+    ("env_cell", "00-tensor-skeleton/cell 0: uses 'NBGRADER_EXECUTION'"),
+    ("patch_cell", "01-elementwise-ops/cell 0: uses '.check_ops ='"),
+    ("quiz_shadow", "07-quiz/respuesta_01: uses '__eq__'"),
     ("verdict_forger", "'minitorch_course'"),
 ])
 def test_a_hostile_submission_is_flagged(graded, student, flag):

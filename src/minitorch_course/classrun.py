@@ -391,11 +391,11 @@ def export(course_dir: Path, path: Path | None = None) -> Path:
 
 
 # ---------------------------------------------------------------- command line
-def of_record(course_dir: Path, outcomes: list[Outcome], budget: float = BUDGET,
+def of_record(course_dir: Path, outcomes: list[Outcome],
               seed: int | None = None) -> Path | None:
     """The scores of record (``minitorch_course.record``: graded outside the learners'
-    kernels) replace the in-kernel ones of the submissions this run graded; notebooks flagged
-    for manual grading stay flagged. Returns the record's report."""
+    kernels, with its own time budget) replace the in-kernel ones of the submissions this run
+    graded; notebooks flagged for manual grading stay flagged. Returns the record's report."""
     from minitorch_course import record
 
     graded = [o for o in outcomes if o.status in ("graded", "partly graded")]
@@ -403,7 +403,6 @@ def of_record(course_dir: Path, outcomes: list[Outcome], budget: float = BUDGET,
         return None
     _, records, path = record.record_class(
         course_dir, [o.student for o in graded], seed,
-        budget=budget if budget != NO_BUDGET else record.BUDGET,
         skip={o.student: set(o.manual) for o in graded})
     flags = {r.student: r.flags for r in records}
     for o in graded:
@@ -418,7 +417,7 @@ def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "
     course_dir = course_dir.expanduser().resolve()
     start = time.monotonic()
     outcomes = class_run(course_dir, budget=budget, pattern=pattern, force=force)
-    record_report = of_record(course_dir, outcomes, budget, seed)
+    record_report = of_record(course_dir, outcomes, seed)
     path, text = write_report(course_dir, outcomes, budget, time.monotonic() - start)
     print()
     print(text, end="")

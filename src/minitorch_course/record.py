@@ -35,6 +35,7 @@ import builtins
 import copy
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -339,8 +340,8 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
                budget: float = BUDGET) -> WorkerRun:
     """Run the submission's tensor.py on every task in a guarded worker; its raw answers."""
     folder = worker_folder(tensor_file)
-    tasks = [t.job() for t in plan_.tasks if not t.error]
-    tasks += [{"kind": "engine", "row": row} for row in plan_.engine]
+    tasks = [{"kind": "engine", "row": row} for row in plan_.engine]  # lab 00 first
+    tasks += [t.job() for t in plan_.tasks if not t.error]
     job = {"folder": str(folder), "stdlib": _stdlib(), "numpy": _numpy_roots(),
            "seed": plan_.seed, "tasks": worker.encode(tasks), "budget": budget,
            "task_seconds": min(TASK_SECONDS, budget)}
@@ -689,6 +690,33 @@ def scan(source: str) -> list[str]:
     return flags
 
 
+NOTEBOOK_TRICKS = re.compile(  # in a notebook's code: switches off or replaces the graders
+    r"NBGRADER_EXECUTION|MINITORCH_IMPL|sys\.path|__eq__|refuse_foreign_code"
+    r"|\bcheck_(ops|engine)\s*=(?!=)|\.\s*check_(ops|engine)\s*=(?!=)")
+
+
+def scan_notebooks(folder: Path) -> list[str]:
+    """Code cells of the submitted notebooks that reach for the graders (flags: the record
+    runs none of them, but the in-kernel feedback may have been fooled)."""
+    flags = []
+    for path in sorted(folder.glob("*.ipynb")):
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for index, cell in enumerate(cells):
+            if cell.get("cell_type") != "code":
+                continue
+            source = cell.get("source", "")
+            source = "".join(source) if isinstance(source, list) else str(source)
+            found = NOTEBOOK_TRICKS.search(source)
+            if found:
+                grade_id = ((cell.get("metadata") or {}).get("nbgrader") or {}).get(
+                    "grade_id", f"cell {index}")
+                flags.append(f"{path.stem}/{grade_id}: uses {found.group(0)!r}")
+    return flags[:10]
+
+
 # ---------------------------------------------------------------- one submission
 @dataclass
 class Record:
@@ -718,6 +746,7 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
     source = tensor_file.read_text(encoding="utf-8", errors="replace") \
         if tensor_file.is_file() else ""
     rec.flags += scan(source) if source else []
+    rec.flags += scan_notebooks(folder)
     run = WorkerRun(problem=f"no {course.GRADED_FILE}") if not source \
         else run_worker(tensor_file, plan_, wall, budget)
     rec.seconds, rec.problem = run.seconds, run.problem
