@@ -116,6 +116,7 @@ def test_feedback_reaches_each_learner(exchange):
         assert {p.stem for p in pages} == {ENGINE_LAB, QUIZ}, (name, pages)
         page = next(p for p in pages if p.stem == QUIZ).read_text("utf-8")
         assert "test_01" in page  # the quiz's first graded cell
+        assert "Puntuación oficial" in page and "semilla" in page  # the record, its seed
 
 
 def test_the_exchange_round_trip_takes_under_two_minutes(exchange):

@@ -418,6 +418,30 @@ def test_the_grading_folder_holds_no_reference():
         shutil.rmtree(folder)
 
 
+def test_an_in_kernel_score_above_the_record_is_flagged(graded):
+    """What a notebook hack shows: nbgrader's kernel gave points the record does not."""
+    from nbgrader.api import Gradebook
+
+    course_dir, rec = graded["course"], graded["records"]["patch_cell"]
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("check_add", "01-elementwise-ops", ASSIGNMENT, "patch_cell")
+        grade.auto_score = grade.max_score  # as the patched check_ops made the kernel say
+        gb.db.commit()
+    flags = record.write_gradebook(course_dir, rec)
+    assert flags == ["01-elementwise-ops/check_add: the kernel scored 2, the record 0"]
+    assert _cells(graded, "patch_cell")[("01-elementwise-ops", "check_add")][0] == 0
+
+
+def test_quiz_answers_are_data(graded):
+    """Right literals pass the instructor's hidden tests, wrong ones and code do not."""
+    cells = {c.grade_id: c for c in record.graded_cells(course.SOURCE_NOTEBOOKS)["07-quiz"]}
+    solution = record.literal_answers(course.SOURCE_NOTEBOOKS / "07-quiz.ipynb")[0]
+    assert record.judge_answer(cells["test_01"], solution)
+    assert not record.judge_answer(cells["test_01"], {**solution, "respuesta_01": (1, 3)})
+    assert not record.judge_answer(cells["test_04"], {**solution, "respuesta_04": "a"})
+    assert not record.judge_answer(cells["test_01"], {})  # unanswered: a NameError, not a pass
+
+
 def test_the_record_takes_little_time(graded):
     """15 submissions in one call; the setup (generate_assignment, copies) apart."""
     print(f"record of {len(graded['names'])} submissions: {TIMES['record']:.0f} s "

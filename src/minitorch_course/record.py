@@ -639,7 +639,7 @@ def judge_answer(cell: GradedCell, values: dict, solution: dict | None = None) -
     A test that also reads what earlier cells computed (``x.shape``) cannot run outside the
     notebook: then the answers it reads are compared with the instructor's solution values."""
     free = _free_names(cell.source) - {"np"}
-    if free - set(solution or {}):
+    if free - set(solution or {}) - set(values):
         used = free & set(solution or {})
         return bool(used) and all(
             k in values and type(values[k]) is type(solution[k]) and values[k] == solution[k]
