@@ -393,11 +393,23 @@ def test_the_worker_cannot_read_the_reference(tmp_path):
     probes = [str(REFERENCE), str(link / "solutions" / "tensor.py"),
               "/proc/self/root" + str(REFERENCE), "../" * 12 + str(REFERENCE).lstrip("/"),
               str(ROOT / ".venv" / "pyvenv.cfg"), str(course.COURSE_DIR / "gradebook.db")]
-    probe = (f"_probes = {probes!r}\n_read = []\n"
-             "for _p in _probes:\n"
-             "    try:\n        open(_p, 'rb').read(1)\n        _read.append(_p)\n"
-             "    except OSError:\n        pass\n"
-             "raise RuntimeError('READ:' + repr(_read))\n")
+    probe = textwrap.dedent(f"""\
+        import importlib.util, io, os, pathlib
+        _readers = [lambda p: open(p, "rb").read(1), lambda p: io.open_code(p).read(1),
+                    lambda p: os.read(os.open(p, os.O_RDONLY), 1),
+                    lambda p: pathlib.Path(p).read_bytes(),
+                    lambda p: importlib.util.spec_from_file_location("x", p).loader
+                    .get_data(p)]
+        _read = []
+        for _p in {probes!r}:
+            for _k, _reader in enumerate(_readers):
+                try:
+                    _reader(_p)
+                    _read.append((_k, _p))
+                except Exception:
+                    pass
+        raise RuntimeError("READ:" + repr(_read))
+        """)
     tensor = tmp_path / "tensor.py"
     tensor.write_text(probe, "utf-8")
     plan = record.Plan(0, {})

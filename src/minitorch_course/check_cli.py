@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None, stream=None) -> int:
         f"notebook cells run.", WIDTH))
     say()
     if args.seed:
-        say(f"seed {args.seed}")
+        say(f"semilla / seed {args.seed}")
     reports = runner.run(names, impl, COLUMNS, args.examples, seed=args.seed)
     say(table(reports, style, whole=names is None))
     if names:
