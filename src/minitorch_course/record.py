@@ -322,6 +322,17 @@ def worker_folder(tensor_file: Path) -> Path:
     return folder
 
 
+ANSWER_BYTES = 64 * 2**20  # a whole class's answer is a few MB
+FILE_BYTES = 128 * 2**20  # what the worker may write to its stdout/stderr files at most
+
+
+def _limits() -> None:
+    """In the worker, before it starts: no file (its stdout, its stderr) beyond FILE_BYTES."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
+
+
 def _stdlib() -> list[str]:
     stdlib = Path(os.__file__).resolve().parent  # the base interpreter's, never a venv's
     found = [str(stdlib), str(stdlib / "lib-dynload")]
@@ -350,19 +361,26 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
     start = time.monotonic()
     out = WorkerRun()
     try:
-        proc = subprocess.run([sys.executable, "-I", "-S", "-B", str(folder / "_worker.py")],
-                              input=json.dumps(job), capture_output=True, text=True,
-                              cwd=folder, env=env, timeout=max(wall, budget + 30))
-        out.stderr = proc.stderr[-4000:]
-        if not proc.stdout.strip():
+        with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+            proc = subprocess.run([sys.executable, "-I", "-S", "-B", str(folder / "_worker.py")],
+                                  input=json.dumps(job).encode(), stdout=stdout, stderr=stderr,
+                                  cwd=folder, env=env, timeout=max(wall, budget + 30),
+                                  preexec_fn=_limits)
+            stderr.seek(max(0, stderr.tell() - 4000))
+            out.stderr = stderr.read().decode("utf-8", "replace")
+            size = stdout.tell()
+            stdout.seek(0)
+            answer = stdout.read(ANSWER_BYTES + 1)
+        if len(answer) > ANSWER_BYTES:
+            out.problem = f"the worker's answer is too large ({size} bytes)"
+        elif not answer.strip():
             out.problem = f"the worker gave no answer (exit {proc.returncode})"
         else:
-            raw = json.loads(proc.stdout)
-            out.results = worker.decode(raw)
+            out.results = worker.decode(json.loads(answer))
     except subprocess.TimeoutExpired:
-        out.problem = f"timed out after {wall:g} s"
-    except (ValueError, KeyError, TypeError) as err:
-        out.problem = f"unreadable answer from the worker ({type(err).__name__}: {err})"
+        out.problem = f"timed out after {max(wall, budget + 30):g} s"
+    except Exception as err:  # noqa: BLE001 - whatever the learner's code made of the answer
+        out.problem = f"unreadable answer from the worker ({type(err).__name__})"
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         out.seconds = round(time.monotonic() - start, 1)
@@ -773,8 +791,18 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
 
     def row_report(row: str, suites: tuple[str, ...]) -> RowReport:
         key = row + "|" + ",".join(suites)
-        if key in reports:
-            return reports[key]
+        if key not in reports:
+            try:
+                reports[key] = judged(row, suites)
+            except Exception as err:  # noqa: BLE001 - an answer no honest worker sends
+                rec.flags.append(f"{row}: malformed answer from the worker "
+                                 f"({type(err).__name__})")
+                row_ = ENGINE_BY_NAME.get(row) or BY_NAME[row]
+                reports[key] = RowReport(row, row_.lab, row_.points, row in ENGINE_BY_NAME, {
+                    suites[0]: [Outcome(row, suites[0], FAIL, "", None, Diagnosis("crash"))]})
+        return reports[key]
+
+    def judged(row: str, suites: tuple[str, ...]) -> RowReport:
         if row in ENGINE_BY_NAME:
             outcome, flag = judge_engine(row, plan_.engine[row], engine.get(row))
             if flag:
@@ -803,7 +831,6 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
                     if outs[-1].status == NOT_STARTED:
                         break
                 report.suites[suite] = outs
-        reports[key] = report
         return report
 
     for notebook, cells in plan_.cells.items():
