@@ -304,6 +304,26 @@ def test_honest_submissions_score_as_before(graded):
     assert cells[("00-tensor-skeleton", "check_backward")][0] > 0
 
 
+def test_the_record_agrees_with_the_in_process_checks(graded):
+    """Cell by cell, the partial submission's record equals what the notebook's own checks
+    (runner.run_row, all or nothing per cell) give on the same seed."""
+    impl = runner.load_impl(graded["course"] / "submitted" / "broadcast" / ASSIGNMENT
+                            / course.GRADED_FILE, name="broadcast_mistake")
+    cells = _cells(graded, "broadcast")
+    compared = 0
+    for notebook, nb_cells in record.graded_cells(course.SOURCE_NOTEBOOKS).items():
+        for cell in nb_cells:
+            if not cell.checks:
+                continue
+            passed = all(runner.run_row(row, impl, check.suites, check.max_examples,
+                                        seed=SEED).first_problem is None
+                         for check in cell.checks for row in check.rows)
+            assert cells[(notebook, cell.grade_id)][0] == (cell.points if passed else 0), (
+                notebook, cell.grade_id)
+            compared += 1
+    assert compared > 30
+
+
 @pytest.mark.parametrize("student", ["walk_up", "direct_url", "env_cell", "patch_cell",
                                      "patch_import", "quiz_shadow", "escape", "answer_forger",
                                      "verdict_forger"])
