@@ -192,6 +192,22 @@ def _inject(code: str, source: str) -> str:
     return source.replace(marker, marker + code + "\n")
 
 
+def _runtime_forger_source() -> str:
+    """The reference whose backward, when called by an engine case, rebinds that case's
+    comparison (reached through the hand-built node's closure globals) to record the expected
+    value, and computes nothing: a run-time forgery of the engine rows (flagged, see below)."""
+    source = REFERENCE.read_text("utf-8")
+    marker = "        if not self.requires_grad:\n            raise BackwardError("
+    forge = textwrap.indent(textwrap.dedent("""\
+        _g = getattr(self._backward, "__globals__", {})
+        if "_compare" in _g and "observe" in _g:
+            _g["_compare"] = lambda where, got, want, *a, **k: _g["observe"](where, want)
+            return
+        """), " " * 8)
+    assert source.count(marker) == 1, "backward moved: update the run-time forger"
+    return source.replace(marker, forge + marker)
+
+
 def _tanh_table_source() -> str:
     """The reference with tanh's forward a lookup table of the seed-0 inputs (0 elsewhere)."""
     op = BY_NAME["tanh"]
@@ -262,6 +278,7 @@ def graded(tmp_path_factory) -> dict:
         "escape": (_inject(ESCAPE.format(ref=ref_path, root=str(ROOT)), stub), False),
         "answer_forger": (_inject(ANSWER_FORGER, stub), False),
         "verdict_forger": (_inject(VERDICT_FORGER, stub), False),
+        "runtime_forger": (_runtime_forger_source(), False),
     }
     for name, (source, answered) in learners.items():
         _submit(course_dir, release, name, source, answered=answered)
@@ -344,6 +361,7 @@ def test_a_forged_submission_scores_nothing(graded, student):
     ("env_cell", "00-tensor-skeleton/cell 0: uses 'NBGRADER_EXECUTION'"),
     ("patch_cell", "01-elementwise-ops/cell 0: uses '.check_ops ='"),
     ("quiz_shadow", "07-quiz/respuesta_01: uses '__eq__'"),
+    ("runtime_forger", "uses '__globals__'"),
     ("verdict_forger", "'minitorch_course'"),
 ])
 def test_a_hostile_submission_is_flagged(graded, student, flag):
@@ -475,7 +493,7 @@ def test_quiz_answers_are_data(graded):
 
 
 def test_the_record_takes_little_time(graded):
-    """15 submissions in one call; the setup (generate_assignment, copies) apart."""
+    """16 submissions in one call; the setup (generate_assignment, copies) apart."""
     print(f"record of {len(graded['names'])} submissions: {TIMES['record']:.0f} s "
           f"(setup {TIMES['setup']:.0f} s, load {os.getloadavg()[0]:.1f})")
     assert TIMES["record"] < 150, TIMES

@@ -79,6 +79,10 @@ SUSPICIOUS = {  # names a tensor.py has no business using (flagged, not scored)
     "solutions": "the reference's folder", "direct_url": "an install's metadata",
     "importlib": "loading modules by path", "__import__": "dynamic imports",
     "NBGRADER_EXECUTION": "nbgrader's environment", "MINITORCH_IMPL": "the implementation switch",
+    "__globals__": "another module's globals", "f_globals": "a frame's globals",
+    "f_back": "the caller's frame", "tb_frame": "a traceback's frames",
+    "__closure__": "a closure's cells", "cell_contents": "a closure's cells",
+    "__code__": "a function's code", "settrace": "a tracer", "setprofile": "a profiler",
 }
 TEXT = {  # learner-facing feedback (Spanish / English), in messages.py's style
     "record-header": ("Puntuación oficial (calculada fuera de tu kernel, semilla {seed}; "
