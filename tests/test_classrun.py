@@ -81,6 +81,7 @@ def exchange(tmp_path_factory) -> dict:
         _nbgrader(["submit", ASSIGNMENT, *opts], home)
     logs["collect"] = _nbgrader(["collect", ASSIGNMENT], course_dir)
     outcomes = classrun.class_run(course_dir, budget=classrun.BUDGET)
+    classrun.of_record(course_dir, outcomes)  # as autograde_command does: the scores of record
     _nbgrader(["generate_feedback", ASSIGNMENT], course_dir)
     _nbgrader(["release_feedback", ASSIGNMENT], course_dir)
     for name, home in homes.items():
