@@ -905,8 +905,9 @@ def feedback_cell(rec: Record, notebook: str) -> dict:
     """The Markdown cell put at the top of an autograded notebook (its feedback page)."""
     lines = [f"**{say('record-header', seed=rec.seed)}**", ""]
     for grade_id, (score, points) in rec.cells.get(notebook, {}).items():
+        why = rec.failures.get(f"{notebook}/{grade_id}", "")
         lines.append(say("record-cell", cell=grade_id, score=score, points=points)
-                     .split(" / ")[0])
+                     .split(" / ")[0] + (f" — {why}" if why and score < points else ""))
     return {"cell_type": "markdown", "metadata": {"minitorch_record": True},
             "source": "\n".join(lines)}
 
