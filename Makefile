@@ -51,7 +51,7 @@ lab: $(STAMP)  ## learner: JupyterLab on notebooks/ (INSTRUCTOR=1: with nbgrader
 	$(SRC) $(BIN)/python -m minitorch_course.lab --port $(PORT) $(if $(INSTRUCTOR),--instructor)
 
 check: $(STAMP)  ## learner: your progress, every course check on YOUR tensor.py (OP=add: one op)
-	@MINITORCH_IMPL=learner $(SRC) $(BIN)/python -m minitorch_course.check_cli $(if $(OP),--op $(OP)); \
+	@MINITORCH_IMPL=learner $(SRC) $(BIN)/python -m minitorch_course.check_cli $(if $(OP),--op $(OP)) $(if $(SEED),--seed $(SEED)); \
 	status=$$?; \
 	case $$status in \
 	    0) ;; \

@@ -81,6 +81,7 @@ def exchange(tmp_path_factory) -> dict:
         _nbgrader(["submit", ASSIGNMENT, *opts], home)
     logs["collect"] = _nbgrader(["collect", ASSIGNMENT], course_dir)
     outcomes = classrun.class_run(course_dir, budget=classrun.BUDGET)
+    classrun.of_record(course_dir, outcomes)  # as autograde_command does: the scores of record
     _nbgrader(["generate_feedback", ASSIGNMENT], course_dir)
     _nbgrader(["release_feedback", ASSIGNMENT], course_dir)
     for name, home in homes.items():
@@ -116,6 +117,7 @@ def test_feedback_reaches_each_learner(exchange):
         assert {p.stem for p in pages} == {ENGINE_LAB, QUIZ}, (name, pages)
         page = next(p for p in pages if p.stem == QUIZ).read_text("utf-8")
         assert "test_01" in page  # the quiz's first graded cell
+        assert "Puntuación oficial" in page and "semilla" in page  # the record, its seed
 
 
 def test_the_exchange_round_trip_takes_under_two_minutes(exchange):

@@ -391,16 +391,39 @@ def export(course_dir: Path, path: Path | None = None) -> Path:
 
 
 # ---------------------------------------------------------------- command line
+def of_record(course_dir: Path, outcomes: list[Outcome],
+              seed: int | None = None) -> Path | None:
+    """The scores of record (``minitorch_course.record``: graded outside the learners'
+    kernels, with its own time budget) replace the in-kernel ones of the submissions this run
+    graded; notebooks flagged for manual grading stay flagged. Returns the record's report."""
+    from minitorch_course import record
+
+    graded = [o for o in outcomes if o.status in ("graded", "partly graded")]
+    if not graded:
+        return None
+    _, records, path = record.record_class(
+        course_dir, [o.student for o in graded], seed,
+        skip={o.student: set(o.manual) for o in graded})
+    flags = {r.student: r.flags for r in records}
+    for o in graded:
+        o.scores = notebook_scores(course_dir, o.student)
+        o.problems += [f"record: {f}" for f in flags.get(o.student, [])]
+    return path
+
+
 def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
-                      force: bool = False) -> int:
-    """``classrun autograde``: the class run, its report, then the per-notebook export."""
+                      force: bool = False, seed: int | None = None) -> int:
+    """``classrun autograde``: the class run, its scores of record, the report, the export."""
     course_dir = course_dir.expanduser().resolve()
     start = time.monotonic()
     outcomes = class_run(course_dir, budget=budget, pattern=pattern, force=force)
+    record_report = of_record(course_dir, outcomes, seed)
     path, text = write_report(course_dir, outcomes, budget, time.monotonic() - start)
     print()
     print(text, end="")
     print(f"report: {path} (and {path.with_suffix('.json').name})")
+    if record_report is not None:
+        print(f"record: {record_report} (seed, scores of record, flags)")
     print(f"grades: {export(course_dir)}")
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
@@ -433,11 +456,13 @@ def main(argv: list[str] | None = None) -> int:
             cmd.add_argument("--student", default="*", help="only learners matching this glob")
             cmd.add_argument("--force", action="store_true",
                              help="regrade submissions already autograded")
+            cmd.add_argument("--seed", type=int, default=None,
+                             help="the grading seed of the inputs' values (default: chosen now)")
     args = parser.parse_args(argv)
     if args.command == "export":
         return export_command(args.course_dir)
     return autograde_command(args.course_dir, budget=args.budget, pattern=args.student,
-                             force=args.force)
+                             force=args.force, seed=args.seed)
 
 
 if __name__ == "__main__":

@@ -73,6 +73,8 @@ INSTRUCTOR_ONLY = (  # files of PACKAGES that never ship (paths relative to src/
     "minitorch_course/nbgrader_ext.py",  # nbgrader preprocessors, run by the instructor
     "minitorch_course/classrun.py",  # the class run (autograde, report, export)
     "minitorch_course/stubgen.py",  # turns the reference into the stub
+    "minitorch_course/record.py",  # the scores of record, graded outside the kernel
+    "minitorch_course/worker.py",  # its worker process
 )
 # In the release, notebooks sit at the top and the theory in theory/ (in the repository they are
 # siblings notebooks/ and theory/): relative links between them are rewritten to match.

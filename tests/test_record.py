@@ -1,0 +1,499 @@
+"""Scores of record (``minitorch_course.record``): a class of honest and hostile submissions,
+graded in ONE call outside any learner kernel, asserted through nbgrader's gradebook.
+
+Honest: the reference with every notebook answered (full marks), the stub (zero), the
+reference with a planted broadcasting mistake (partial). Hostile, each scores nothing for what
+it faked or is flagged in the report (the routes of issue 16, then our own):
+
+1. ``walk_up``: tensor.py looks for ``solutions/tensor.py`` above its own file, above the
+   interpreter, above NumPy, and at the repository's exact path, and runs the reference;
+   ``direct_url``: it finds the repository through an install's ``direct_url.json``;
+2. ``env_cell``: an added first notebook cell unsets NBGRADER_EXECUTION, sets
+   MINITORCH_IMPL=reference and puts the instructor's src on sys.path;
+3. ``patch_cell``: added cells replace the check functions; ``patch_import``: tensor.py
+   replaces them (and the worker's engine comparisons) at import time; ``quiz_shadow``: the quiz
+   answers are always-equal subclasses of tuple/str;
+4. ``torch_autograd``: tensor.py imports torch for its gradients;
+5. ``lookup_tanh``: tanh is a lookup table of the fixed inputs (right there, wrong elsewhere);
+ours: ``torch_hidden`` (torch imported through a computed name), ``escape`` (a process, ctypes,
+a file written, a directory listed), ``answer_forger`` (writes a fake answer on the worker's
+pipe and exits), ``verdict_forger`` (patches the engine cases' comparison to record the
+expected value instead of its own).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_nbgrader_roundtrip import REFERENCE, ROOT, _grades, _submit
+
+from minitorch_course import course, mutants, record, runner
+from minitorch_course.catalog import BY_NAME
+
+pytestmark = pytest.mark.slow
+
+ASSIGNMENT = course.ASSIGNMENT
+SEED = 20261201
+TIMES: dict[str, float] = {}
+BROADCAST_MISTAKE = "unbroadcast_forgets_size1_axes"
+
+# What a hostile tensor.py does when its trick fails: the stub's NotImplementedError.
+FIND_REFERENCE = '''
+import os as _os, sys as _sys
+from pathlib import Path as _Path
+
+def _steal():
+    places = [_Path(__file__), _Path(_sys.executable), _Path(_os.__file__)]
+    try:
+        import numpy as _np
+        places += [_Path(_np.__file__), _Path(_np.__file__).resolve()]
+    except Exception:
+        pass
+    candidates = [_Path({root!r}) / "solutions" / "tensor.py"]
+    for place in places:
+        candidates += [p / "solutions" / "tensor.py" for p in place.parents]
+    for path in candidates:
+        try:
+            source = open(path, encoding="utf-8").read()
+        except OSError:
+            continue
+        exec(compile(source, str(path), "exec"), globals())
+        return True
+    return False
+
+_steal()
+'''
+
+DIRECT_URL = '''
+import json as _json, os as _os
+from pathlib import Path as _Path
+
+def _steal():
+    import numpy as _np
+    site = _Path(_os.path.realpath(_np.__file__)).parents[1]
+    for info in sorted(site.glob("*.dist-info")):
+        try:
+            url = _json.loads((info / "direct_url.json").read_text())["url"]
+        except (OSError, ValueError, KeyError):
+            continue
+        path = _Path(url.removeprefix("file://")) / "solutions" / "tensor.py"
+        try:
+            exec(compile(path.read_text(), str(path), "exec"), globals())
+            return True
+        except OSError:
+            continue
+    return False
+
+try:
+    _steal()
+except OSError:
+    pass
+'''
+
+ENV_CELL = f'''import os, sys
+os.environ.pop("NBGRADER_EXECUTION", None)
+os.environ["MINITORCH_IMPL"] = "reference"
+sys.path.insert(0, {str(ROOT / "src")!r})
+'''
+
+PATCH_CELL = '''import minitorch_course.grading as _g
+_g.check_ops = lambda *a, **k: None
+_g.check_engine = lambda *a, **k: None
+_g.refuse_foreign_code = lambda: None
+'''
+
+PATCH_IMPORT = '''
+import sys as _sys
+for _name in ("minitorch_course.grading", "minitorch_course.runner",
+              "minitorch_course.op_checks", "minitorch_course.engine_checks"):
+    try:
+        __import__(_name)
+    except Exception:
+        continue
+    _m = _sys.modules[_name]
+    for _f in ("check_ops", "check_engine", "refuse_foreign_code", "compare_forward",
+               "compare_backward", "_compare", "_known", "_assert_topological", "_gradcheck"):
+        if hasattr(_m, _f):
+            setattr(_m, _f, lambda *a, **k: None)
+'''
+
+VERDICT_FORGER = '''
+import sys as _sys
+
+def _forge():
+    import minitorch_course.engine_checks as _e
+    def _compare(where, got, want, *a, **k):
+        _e.observe(where, want)
+    _e._compare = _compare
+    _e._assert_topological = lambda order, root, expected, graph: _e.observe(graph, {
+        "order": list(expected), "root": list(expected)[-1], "parents": {}})
+
+_forge()
+'''
+
+TORCH = '''
+import torch as _torch
+
+def _tanh_backward(x, g):
+    t = _torch.tensor(x, requires_grad=True)
+    _torch.tanh(t).backward(_torch.tensor(g))
+    return t.grad.numpy()
+'''
+
+TORCH_HIDDEN = '''
+_lib = __import__("to" + "rch")
+'''
+
+ESCAPE = '''
+import os as _os
+_tries = []
+for _attempt in (
+    lambda: __import__("subprocess").run(["cat", {ref!r}], capture_output=True),
+    lambda: __import__("ctypes").CDLL(None),
+    lambda: _os.system("cat " + {ref!r}),
+    lambda: open("/tmp/minitorch-escaped.txt", "w").write("x"),
+    lambda: _os.listdir("/"),
+    lambda: _os.listdir({root!r}),
+):
+    try:
+        _attempt()
+        _tries.append("ok")
+    except BaseException:
+        _tries.append("refused")
+'''
+
+ANSWER_FORGER = '''
+import json as _json, os as _os
+
+def _forge():
+    fake = {"tasks": [], "engine": {}, "refused": []}
+    for fd in range(3, 12):
+        try:
+            _os.write(fd, _json.dumps(fake).encode())
+        except OSError:
+            continue
+    _os._exit(0)
+
+_forge()
+'''
+
+
+def _inject(code: str, source: str) -> str:
+    """``source`` with ``code`` run first (after its docstring and ``from __future__``)."""
+    marker = "from __future__ import annotations\n"
+    assert source.count(marker) == 1
+    return source.replace(marker, marker + code + "\n")
+
+
+def _runtime_forger_source() -> str:
+    """The reference whose backward, when called by an engine case, rebinds that case's
+    comparison (reached through the hand-built node's closure globals) to record the expected
+    value, and computes nothing: a run-time forgery of the engine rows (flagged, see below)."""
+    source = REFERENCE.read_text("utf-8")
+    marker = "        if not self.requires_grad:\n            raise BackwardError("
+    forge = textwrap.indent(textwrap.dedent("""\
+        _g = getattr(self._backward, "__globals__", {})
+        if "_compare" in _g and "observe" in _g:
+            _g["_compare"] = lambda where, got, want, *a, **k: _g["observe"](where, want)
+            return
+        """), " " * 8)
+    assert source.count(marker) == 1, "backward moved: update the run-time forger"
+    return source.replace(marker, forge + marker)
+
+
+def _tanh_table_source() -> str:
+    """The reference with tanh's forward a lookup table of the seed-0 inputs (0 elsewhere)."""
+    op = BY_NAME["tanh"]
+    eps = 1e-6  # gradcheck's: the table holds the perturbed inputs too
+    keys = sorted({float(w) for case in op.cases for a in op.inputs(case, 0) for v in a.flat
+                   for w in (v, v + eps, v - eps)})
+    table = {k: float(np.tanh(k)) for k in keys}
+    source = REFERENCE.read_text("utf-8")
+    header = f"_TANH_TABLE = {table!r}\n"
+    lookup = ("np.vectorize(lambda v: _TANH_TABLE.get(float(v), 0.0), otypes=[float])"
+              "(self.data)")
+    marker = "t = np.tanh(self.data)"
+    assert source.count(marker) == 1, "tanh's forward moved: update the lookup test"
+    return _inject(header, source.replace(marker, f"t = {lookup}"))
+
+
+def _quiz_shadow(path: Path) -> None:
+    """Every quiz answer an always-equal subclass of tuple/str (route 3)."""
+    nb = json.loads(path.read_text("utf-8"))
+    for cell in nb["cells"]:
+        meta = cell["metadata"].get("nbgrader", {})
+        if meta.get("solution"):
+            name = meta["grade_id"]
+            cell["source"] = textwrap.dedent(f"""\
+                class tuple(tuple):
+                    def __eq__(self, other): return True
+                    def __iter__(self): return iter(())
+                class str(str):
+                    def __eq__(self, other): return True
+                    def strip(self): return self
+                    def lower(self): return "a"
+                {name} = tuple()
+                """)
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False), "utf-8")
+
+
+def _add_first_cell(folder: Path, source: str) -> None:
+    """An added code cell (no nbgrader metadata) at the top of every notebook."""
+    for path in folder.glob("*.ipynb"):
+        nb = json.loads(path.read_text("utf-8"))
+        nb["cells"].insert(0, {"cell_type": "code", "metadata": {}, "source": source,
+                               "outputs": [], "execution_count": None})
+        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False), "utf-8")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict:
+    start = time.monotonic()
+    course_dir = tmp_path_factory.mktemp("record") / "course"
+    release = course.generate_assignment(course_dir)
+    stub = (release / course.GRADED_FILE).read_text("utf-8")
+    reference = REFERENCE.read_text("utf-8")
+    ref_path = str(REFERENCE)
+    learners = {
+        "honest": (reference, True),
+        "stub": (stub, False),
+        "broadcast": (mutants.plant(mutants.reference_source(), mutants.PLANTS[BROADCAST_MISTAKE]),
+                      True),
+        "walk_up": (stub + FIND_REFERENCE.format(root=str(ROOT)), False),
+        "direct_url": (stub + DIRECT_URL, False),
+        "env_cell": (stub, False),
+        "patch_cell": (stub, False),
+        "patch_import": (_inject(PATCH_IMPORT, stub), False),
+        "quiz_shadow": (stub, False),
+        "torch_autograd": (_inject(TORCH, reference), False),
+        "torch_hidden": (_inject(TORCH_HIDDEN, reference), False),
+        "lookup_tanh": (_tanh_table_source(), False),
+        "escape": (_inject(ESCAPE.format(ref=ref_path, root=str(ROOT)), stub), False),
+        "answer_forger": (_inject(ANSWER_FORGER, stub), False),
+        "verdict_forger": (_inject(VERDICT_FORGER, stub), False),
+        "runtime_forger": (_runtime_forger_source(), False),
+    }
+    for name, (source, answered) in learners.items():
+        _submit(course_dir, release, name, source, answered=answered)
+    folder = course_dir / "submitted"
+    _add_first_cell(folder / "env_cell" / ASSIGNMENT, ENV_CELL)
+    _add_first_cell(folder / "patch_cell" / ASSIGNMENT, PATCH_CELL)
+    _quiz_shadow(folder / "quiz_shadow" / ASSIGNMENT / "07-quiz.ipynb")
+    TIMES["setup"] = time.monotonic() - start
+    start = time.monotonic()
+    seed, records, path = record.record_class(course_dir, seed=SEED)  # ONE call, every learner
+    TIMES["record"] = time.monotonic() - start
+    return {"course": course_dir, "seed": seed, "records": {r.student: r for r in records},
+            "report": path.read_text("utf-8"), "json": json.loads(
+                path.with_suffix(".json").read_text("utf-8")), "names": list(learners)}
+
+
+def _cells(graded, student) -> dict[tuple[str, str], tuple[float, float]]:
+    return _grades(graded["course"], student)
+
+
+def _total(graded, student) -> tuple[float, float]:
+    grades = _cells(graded, student)
+    return sum(s for s, _ in grades.values()), sum(m for _, m in grades.values())
+
+
+def test_everyone_is_graded_in_one_call_and_reported(graded):
+    assert set(graded["records"]) == set(graded["names"])
+    assert {s["student"] for s in graded["json"]["submissions"]} == set(graded["names"])
+    assert graded["json"]["seed"] == SEED and f"seed {SEED}" in graded["report"]
+
+
+def test_honest_submissions_score_as_before(graded):
+    got, most = _total(graded, "honest")
+    assert got == most > 0
+    assert _total(graded, "stub")[0] == 0
+    partial, most = _total(graded, "broadcast")
+    assert 0 < partial < most
+    cells = _cells(graded, "broadcast")
+    assert cells[("01-elementwise-ops", "check_unbroadcast")][0] == 0
+    assert cells[("00-tensor-skeleton", "check_backward")][0] > 0
+
+
+def test_the_record_agrees_with_the_in_process_checks(graded):
+    """Cell by cell, the partial submission's record equals what the notebook's own checks
+    (runner.run_row, all or nothing per cell) give on the same seed."""
+    impl = runner.load_impl(graded["course"] / "submitted" / "broadcast" / ASSIGNMENT
+                            / course.GRADED_FILE, name="broadcast_mistake")
+    cells = _cells(graded, "broadcast")
+    compared = 0
+    for notebook, nb_cells in record.graded_cells(course.SOURCE_NOTEBOOKS).items():
+        for cell in nb_cells:
+            if not cell.checks:
+                continue
+            passed = all(runner.run_row(row, impl, check.suites, check.max_examples,
+                                        seed=SEED).first_problem is None
+                         for check in cell.checks for row in check.rows)
+            assert cells[(notebook, cell.grade_id)][0] == (cell.points if passed else 0), (
+                notebook, cell.grade_id)
+            compared += 1
+    assert compared > 30
+
+
+@pytest.mark.parametrize("student", ["walk_up", "direct_url", "env_cell", "patch_cell",
+                                     "patch_import", "quiz_shadow", "escape", "answer_forger",
+                                     "verdict_forger"])
+def test_a_forged_submission_scores_nothing(graded, student):
+    """Each of these is the stub plus a trick: the record gives it nothing at all."""
+    got, most = _total(graded, student)
+    assert most > 0 and got == 0, (student, graded["records"][student].failures)
+
+
+@pytest.mark.parametrize("student, flag", [
+    ("torch_autograd", "imports torch"),
+    ("torch_hidden", "tried to use torch"),
+    ("escape", "the grading sandbox refused: os.system; writing /tmp/minitorch-escaped.txt; "
+               f"os.listdir /; os.listdir {ROOT}"),
+    ("walk_up", f"the grading sandbox refused: reading {REFERENCE}"),
+    ("direct_url", "the grading sandbox refused: os.scandir"),
+    ("patch_import", "'minitorch_course'"),
+    ("env_cell", "00-tensor-skeleton/cell 0: uses 'NBGRADER_EXECUTION'"),
+    ("patch_cell", "01-elementwise-ops/cell 0: uses '.check_ops ='"),
+    ("quiz_shadow", "07-quiz/respuesta_01: uses '__eq__'"),
+    ("runtime_forger", "uses '__globals__'"),
+    ("verdict_forger", "'minitorch_course'"),
+])
+def test_a_hostile_submission_is_flagged(graded, student, flag):
+    flags = graded["records"][student].flags
+    assert any(flag in f for f in flags), flags
+    assert f"{student}:" in graded["report"] and flag in graded["report"]
+
+
+def test_honest_submissions_are_not_flagged(graded):
+    for student in ("honest", "stub", "broadcast"):
+        assert graded["records"][student].flags == [], student
+
+
+def test_autograd_from_torch_scores_nothing(graded):
+    for student in ("torch_autograd", "torch_hidden"):
+        got, _ = _total(graded, student)
+        quiz = sum(s for (nb, _), (s, _) in _cells(graded, student).items() if nb == "07-quiz")
+        assert got == quiz == 0, student  # tensor.py did not import: no op, no engine
+
+
+@pytest.mark.parametrize("student", ["walk_up", "patch_import"])
+def test_the_trick_works_outside_the_worker(graded, student):
+    """In an ordinary process (a notebook's kernel, make check) the same tensor.py passes:
+    the record's zero is the sandbox's doing, not a broken trick."""
+    impl = runner.load_impl(graded["course"] / "submitted" / student / ASSIGNMENT
+                            / course.GRADED_FILE, name=student)
+    if student == "walk_up":
+        assert runner.run(["add"], impl, runner.GRADED_SUITES)[0].status == "pass"
+    else:
+        from minitorch_course import grading
+        assert grading.check_ops("add") is None  # patched away: "passes" without an engine
+        import importlib
+
+        for name in ("grading", "runner", "op_checks", "engine_checks"):
+            importlib.reload(importlib.import_module(f"minitorch_course.{name}"))
+
+
+def test_a_lookup_table_passes_the_fixed_inputs_not_the_record(graded):
+    """The table forges tanh on the seed-0 inputs (the notebook's check passes) but not on
+    the grading seed's; every other cell is the reference's."""
+    impl = runner.load_impl(graded["course"] / "submitted" / "lookup_tanh" / ASSIGNMENT
+                            / course.GRADED_FILE, name="lookup_tanh")
+    assert runner.run(["tanh"], impl, runner.GRADED_SUITES)[0].status == "pass"
+    cells = _cells(graded, "lookup_tanh")
+    assert cells[("01-elementwise-ops", "check_tanh")][0] == 0
+    assert cells[("01-elementwise-ops", "check_add")][0] > 0
+    assert "check_tanh" in " ".join(graded["records"]["lookup_tanh"].failures)
+
+
+def test_the_seed_reproduces_a_failing_case(graded):
+    """``make check SEED=N`` runs the record's inputs: the same row fails on the same case."""
+    rec = graded["records"]["lookup_tanh"]
+    why = rec.failures["01-elementwise-ops/check_tanh"]
+    impl = runner.load_impl(graded["course"] / "submitted" / "lookup_tanh" / ASSIGNMENT
+                            / course.GRADED_FILE, name="lookup_tanh")
+    report = runner.run(["tanh"], impl, runner.GRADED_SUITES, seed=graded["seed"])[0]
+    failing = {o.case for outs in report.suites.values() for o in outs if o.status == "fail"}
+    assert report.status == "fail" and any(f"({case})" in why for case in failing), (why,
+                                                                                     failing)
+
+
+def test_the_worker_cannot_read_the_reference(tmp_path):
+    """A tensor.py that reports, in its import error, what it could read: nothing outside its
+    folder, whatever the path (absolute, relative, through a symbolic link, via /proc)."""
+    link = tmp_path / "link"
+    link.symlink_to(ROOT)
+    probes = [str(REFERENCE), str(link / "solutions" / "tensor.py"),
+              "/proc/self/root" + str(REFERENCE), "../" * 12 + str(REFERENCE).lstrip("/"),
+              str(ROOT / ".venv" / "pyvenv.cfg"), str(course.COURSE_DIR / "gradebook.db")]
+    probe = textwrap.dedent(f"""\
+        import importlib.util, io, os, pathlib
+        _readers = [lambda p: open(p, "rb").read(1), lambda p: io.open_code(p).read(1),
+                    lambda p: os.read(os.open(p, os.O_RDONLY), 1),
+                    lambda p: pathlib.Path(p).read_bytes(),
+                    lambda p: importlib.util.spec_from_file_location("x", p).loader
+                    .get_data(p)]
+        _read = []
+        for _p in {probes!r}:
+            for _k, _reader in enumerate(_readers):
+                try:
+                    _reader(_p)
+                    _read.append((_k, _p))
+                except Exception:
+                    pass
+        raise RuntimeError("READ:" + repr(_read))
+        """)
+    tensor = tmp_path / "tensor.py"
+    tensor.write_text(probe, "utf-8")
+    plan = record.Plan(0, {})
+    run = record.run_worker(tensor, plan)
+    error = run.results["import_error"]
+    assert error["message"] == "READ:[]", error
+
+
+def test_the_grading_folder_holds_no_reference():
+    folder = record.worker_folder(REFERENCE)
+    try:
+        files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()
+                 and "lib/" not in p.relative_to(folder).as_posix()}
+        assert "minitorch/tensor.py" in files
+        assert not any("solutions" in f or "mutants" in f for f in files), files
+        assert not folder.resolve().is_relative_to(ROOT)
+    finally:
+        shutil.rmtree(folder)
+
+
+def test_an_in_kernel_score_above_the_record_is_flagged(graded):
+    """What a notebook hack shows: nbgrader's kernel gave points the record does not."""
+    from nbgrader.api import Gradebook
+
+    course_dir, rec = graded["course"], graded["records"]["patch_cell"]
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("check_add", "01-elementwise-ops", ASSIGNMENT, "patch_cell")
+        grade.auto_score = grade.max_score  # as the patched check_ops made the kernel say
+        gb.db.commit()
+    flags = record.write_gradebook(course_dir, rec)
+    assert flags == ["01-elementwise-ops/check_add: the kernel scored 2, the record 0"]
+    assert _cells(graded, "patch_cell")[("01-elementwise-ops", "check_add")][0] == 0
+
+
+def test_quiz_answers_are_data(graded):
+    """Right literals pass the instructor's hidden tests, wrong ones and code do not."""
+    cells = {c.grade_id: c for c in record.graded_cells(course.SOURCE_NOTEBOOKS)["07-quiz"]}
+    solution = record.literal_answers(course.SOURCE_NOTEBOOKS / "07-quiz.ipynb")[0]
+    assert record.judge_answer(cells["test_01"], solution)
+    assert not record.judge_answer(cells["test_01"], {**solution, "respuesta_01": (1, 3)})
+    assert not record.judge_answer(cells["test_04"], {**solution, "respuesta_04": "a"})
+    assert not record.judge_answer(cells["test_01"], {})  # unanswered: a NameError, not a pass
+
+
+def test_the_record_takes_little_time(graded):
+    """16 submissions in one call; the setup (generate_assignment, copies) apart."""
+    print(f"record of {len(graded['names'])} submissions: {TIMES['record']:.0f} s "
+          f"(setup {TIMES['setup']:.0f} s, load {os.getloadavg()[0]:.1f})")
+    assert TIMES["record"] < 150, TIMES
