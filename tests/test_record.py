@@ -197,7 +197,7 @@ def _runtime_forger_source() -> str:
     comparison (reached through the hand-built node's closure globals) to record the expected
     value, and computes nothing: a run-time forgery of the engine rows (flagged, see below)."""
     source = REFERENCE.read_text("utf-8")
-    marker = "        if not self.requires_grad:\n            raise BackwardError("
+    marker = "        seed = self._seed(grad)"
     forge = textwrap.indent(textwrap.dedent("""\
         _g = getattr(self._backward, "__globals__", {})
         if "_compare" in _g and "observe" in _g:
