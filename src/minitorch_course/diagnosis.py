@@ -302,7 +302,7 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
     varies = len(set(np.round(np.abs(want[nonzero]), 9))) > 1
     whole = bool(np.isfinite(r)) and r != 0 and (np.isclose(r, round(r))
                                                  or np.isclose(1 / r, round(1 / r)))
-    if (zero_ok and np.isfinite(r) and not np.isclose(r, 1.0, rtol=1e-3)
+    if (zero_ok and np.isfinite(r) and r != 0 and not np.isclose(r, 1.0, rtol=1e-3)
             and np.allclose(ratios, r, rtol=max(rtol, 1e-6) * 10) and (varies or whole)):
         copies = _copies(k)
         if copies > 1 and np.isclose(r * copies, 1.0):
@@ -390,8 +390,8 @@ def explain_forward_values(op: Op | None, got: np.ndarray, want: np.ndarray,
     if nonzero.any() and case is not None:
         ratios = got[nonzero] / want[nonzero]
         r = float(np.median(ratios))
-        if (np.isfinite(r) and not np.isclose(r, 1.0) and np.allclose(ratios, r, rtol=1e-6)
-                and np.allclose(got[~nonzero], 0.0)):
+        if (np.isfinite(r) and r != 0 and not np.isclose(r, 1.0)
+                and np.allclose(ratios, r, rtol=1e-6) and np.allclose(got[~nonzero], 0.0)):
             d = _factor(r, "output")
             return Diagnosis(d.kind, d.id, {**d.params, **forward})
     return Diagnosis("forward", "forward", {**forward, "formula": op.formula if op else ""})
