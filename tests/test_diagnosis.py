@@ -302,3 +302,11 @@ def test_a_crash_on_an_empty_axis_says_so_and_how_torch_behaves():
     assert "size-0 axis" in text and "initial=-np.inf" in text
     other = dg.explain_crash(BY_NAME["softmax"], crash, tb, case=Case(((3, 5),)), stage="forward")
     assert other.id != "crash-empty-axis"
+
+
+def test_an_all_zero_forward_is_a_wrong_forward_not_a_factor():
+    # a ratio of 0 once reached the factor rule and divided by zero inside the diagnosis
+    want = RNG.standard_normal((3, 5))
+    x = RNG.standard_normal((3, 5))
+    d = dg.explain_forward_values(BY_NAME["exp"], np.zeros((3, 5)), want, Case(((3, 5),)), [x])
+    assert d.kind == "forward"
