@@ -23,14 +23,17 @@ from typing import Any
 
 import numpy as np
 
+from minitorch_course.i18n import _
+
 Shape = tuple[int, ...]
 
+# each lab's title: English message ids, shown translated (minitorch_course.i18n)
 LABS = {
-    "00-tensor-skeleton": "Lab 00: el esqueleto del tensor",
-    "01-elementwise-ops": "Lab 01: operaciones elemento a elemento",
-    "02-reductions-and-shapes": "Lab 02: reducciones y formas (shapes)",
-    "03-matmul-softmax-ce": "Lab 03: matmul, softmax y entropía cruzada",
-    "06-extension-silu": "Lab 06: extensión silu",
+    "00-tensor-skeleton": "Lab 00: the tensor's skeleton",
+    "01-elementwise-ops": "Lab 01: elementwise operations",
+    "02-reductions-and-shapes": "Lab 02: reductions and shapes",
+    "03-matmul-softmax-ce": "Lab 03: matmul, softmax and cross-entropy",
+    "06-extension-silu": "Lab 06: the silu extension",
 }
 
 
@@ -85,13 +88,18 @@ class Case:
 
     @property
     def label(self) -> str:
-        shapes = " , ".join(_fmt(s) for s in self.shapes)
+        shapes = ", ".join(_fmt(s) for s in self.shapes)
         kw = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items() if k not in ("targets",))
-        return shapes + (f" [{kw}]" if kw else "") + (f" ({self.note})" if self.note else "")
+        return shapes + (f" [{kw}]" if kw else "") + (f" ({self.shown_note})" if self.note else "")
+
+    @property
+    def shown_note(self) -> str:
+        """The note in the learner's language (a catalog note; any other note as it is)."""
+        return _(self.note) if self.note in CASE_NOTES else self.note
 
 
 def _fmt(shape: Shape) -> str:
-    return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 # ---------------------------------------------------------------- typical mistakes
@@ -261,6 +269,9 @@ POW_SCALAR_EXPONENT = 3.0  # the pow_scalar row is a ** 3
 
 GRID = (20, 3, 5)  # verbo × persona × tiempo
 EMPTY = "size-0 axis"  # the note of a case with an empty axis (no gradcheck: no element to nudge)
+# every note a catalog case carries (English message ids, shown translated)
+CASE_NOTES = frozenset({EMPTY, "broadcast", "batch broadcast", "kink at 0", "logits ±1e4", "ties",
+                        "repeated indices", "repeated pairs"})
 UNARY_CASES = (Case(((),)), Case(((5,),)), Case(((3, 5),)), Case((GRID,)),
                Case(((0, 5),), note=EMPTY, gradcheck=False))
 BINARY_CASES = (Case(((3, 5), (3, 5))), Case((GRID, GRID)), Case(((), ())),

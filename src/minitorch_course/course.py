@@ -45,6 +45,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from minitorch_course.i18n import t
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_NOTEBOOKS = ROOT / "solutions" / "notebooks"
 STUDENT_NOTEBOOKS = ROOT / "notebooks"
@@ -356,17 +358,16 @@ def write_students(generated: dict[str, str], force: bool = False,
             edited.append(path)
     if edited and not force:
         names = ", ".join(p.name for p in edited)
-        print(f"refusing to overwrite {names}: edited since generated (your work?). "
-              "To overwrite them anyway, run `make notebooks FORCE=1` (a backup "
-              "NAME.<time>.ipynb.bak is kept).",
-              file=sys.stderr)
+        print(t("refusing to overwrite {names}: edited since generated (your work?). To "
+                "overwrite them anyway, run `make notebooks FORCE=1` (a backup "
+                "NAME.<time>.ipynb.bak is kept).", names=names), file=sys.stderr)
         return 1
     target.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for path in edited:
         backup = path.with_name(f"{path.stem}.{stamp}.ipynb.bak")
         shutil.copy2(path, backup)
-        print(f"backed up {path.name} -> {backup.name}")
+        print(t("backed up {name} -> {backup}", name=path.name, backup=backup.name))
     for name, text in generated.items():
         path = target / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:

@@ -477,9 +477,8 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
                                                          "shapes": shapes})
     if isinstance(err, ValueError | IndexError) and type(err).__module__ == "builtins" and (
             p["frames"]) and not hasattr(err, "op"):
-        where = (f"{op.method}'s backward" if op is not None and in_backward
-                 else f"{op.method}'s forward" if op is not None else "the engine")
-        return Diagnosis("crash", "numpy-crash", {**p, "where": where})
+        return Diagnosis("crash", "numpy-crash", {
+            **p, "method": op.method if op is not None else "", "backward": in_backward})
     return Diagnosis("crash", "crash", p)
 
 

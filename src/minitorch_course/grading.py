@@ -14,6 +14,7 @@ from pathlib import Path
 
 from minitorch_course import messages, runner
 from minitorch_course.catalog import ENGINE_BY_NAME, resolve
+from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import Outcome, RowReport
 
 GRADED_SUITES = runner.GRADED_SUITES
@@ -34,7 +35,7 @@ class CheckFailure(AssertionError):
         own = [f for o in self.problems if o.diagnosis
                for f in o.diagnosis.params.get("raised", o.diagnosis.params).get("frames", [])]
         if own:
-            lines += ["", "Your code (most recent call last):"]
+            lines += ["", _("Your code (most recent call last):")]
             lines += [f"  {f['file']}, line {f['line']}, in {f['function']}\n    {f['code']}"
                       for f in own]
         return lines
@@ -55,11 +56,10 @@ def refuse_foreign_code() -> Path:
     if os.environ.get("NBGRADER_EXECUTION") == "autograde":
         here = Path.cwd().resolve()
         if minitorch.IMPLEMENTATION != "learner" or not origin.is_relative_to(here):
-            raise RuntimeError(
-                f"refusing to grade: minitorch.tensor was imported from {origin} "
-                f"(MINITORCH_IMPL={minitorch.IMPLEMENTATION}), not from this submission's "
-                f"minitorch/tensor.py under {here}"
-            )
+            raise RuntimeError(t(
+                "refusing to grade: minitorch.tensor was imported from {origin} "
+                "(MINITORCH_IMPL={impl}), not from this submission's minitorch/tensor.py under "
+                "{here}", origin=str(origin), impl=minitorch.IMPLEMENTATION, here=str(here)))
     return origin
 
 
@@ -68,8 +68,8 @@ def setup_lab(lab: str) -> None:
     import minitorch
 
     origin = refuse_foreign_code()
-    print(f"{lab}: minitorch implementation '{minitorch.IMPLEMENTATION}' "
-          f"({runner.shown(origin)})")
+    print(t("{lab}: minitorch implementation '{impl}' ({path})", lab=lab,
+            impl=minitorch.IMPLEMENTATION, path=runner.shown(origin)))
 
 
 def _grade(reports: list[RowReport]) -> None:
@@ -121,4 +121,4 @@ def pending() -> Iterator[None]:
     try:
         yield
     except NotImplementedError as err:
-        print(f"(pendiente) {err}")
+        print(t("(not written yet) {error}", error=str(err)))

@@ -25,6 +25,7 @@ import numpy as np
 
 from minitorch_course import diagnosis
 from minitorch_course.catalog import Case, Op
+from minitorch_course.i18n import t
 from minitorch_course.outcomes import (
     FAIL,
     NOT_STARTED,
@@ -291,7 +292,7 @@ def check_property(op: Op, impl: ModuleType | None = None, max_examples: int = 1
     from minitorch_course.strategies import cases_with_inputs
 
     impl = impl or current_impl()
-    label = f"{max_examples} random examples"
+    label = t("{n} random examples", n=max_examples)
     phases = [p for p in Phase if p.name != "explain"]  # shrink, but no coverage "explanation"
 
     @settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,

@@ -19,6 +19,7 @@ from types import ModuleType
 
 from minitorch_course import diagnosis, engine_checks, op_checks
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, ENGINE_ROWS, LABS, OPS
+from minitorch_course.i18n import t
 from minitorch_course.outcomes import (
     FAIL,
     NOT_STARTED,
@@ -78,12 +79,14 @@ def load(which: str = "learner") -> tuple[ModuleType, str]:
         import minitorch
 
         if minitorch.IMPLEMENTATION == "learner":
-            return minitorch.tensor, f"learner ({shown(minitorch.TENSOR_FILE)})"
-        return load_impl(LEARNER_FILE, name="learner_tensor"), f"learner ({shown(LEARNER_FILE)})"
+            return minitorch.tensor, t("yours ({path})", path=shown(minitorch.TENSOR_FILE))
+        return (load_impl(LEARNER_FILE, name="learner_tensor"),
+                t("yours ({path})", path=shown(LEARNER_FILE)))
     path = REFERENCE_FILE if which == "reference" else Path(which)
     if not path.is_file():
         raise FileNotFoundError(f"no tensor implementation at {path}")
-    return load_impl(path, name="checked_tensor"), f"{which} ({shown(path)})"
+    named = t("the reference ({path})", path=shown(path)) if which == "reference" else shown(path)
+    return load_impl(path, name="checked_tensor"), named
 
 
 @contextmanager
