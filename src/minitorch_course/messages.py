@@ -679,7 +679,7 @@ def message(o: Outcome) -> str:
             text += "\n" + t("Likely mistake: {said}", said=Msg(said))
     if o.fact.id == "property-failed":
         text += "\n" + _("Smallest failing example found by Hypothesis (shrunk):") + "\n" + (
-            o.fact.params["example"])
+            verbatim(o.fact.params["example"]))  # Hypothesis' own words
     return text
 
 
