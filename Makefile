@@ -48,7 +48,7 @@ endif
 
 venv: $(STAMP) $(COMPILED)  ## install everything (torch==2.13.0 included) in .venv, or in the active environment
 
-%.mo: %.po $(STAMP)
+%.mo: %.po | $(STAMP)
 	$(BIN)/pybabel --quiet compile --domain minitorch_course --input-file $< --output-file $@
 
 messages: $(STAMP)  ## maintainers: the message template from the sources, merged into each .po

@@ -45,6 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from minitorch_course import i18n
 from minitorch_course.i18n import t
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,6 +145,7 @@ def reference_env() -> dict[str, str]:
     """The environment for rendering and nbval: the reference engine, seeded."""
     env = grading_env(MINITORCH_IMPL="reference")
     env["PYTHONPATH"] = str(ROOT / "src")  # the repository's packages, reference switch on
+    env[i18n.ENV] = i18n.LANGUAGES[0]  # the committed outputs are the course's language
     return env
 
 
