@@ -450,6 +450,23 @@ def _grad_stopped(p: dict) -> str:
                          "run) and hand each _backward's results to the nodes in node._prev."))
 
 
+def _gradcheck_values(p: dict) -> str:
+    kw = {k: p[k] for k in ("row", "case", "index", "numerical", "analytical", "diff", "atol",
+                            "rtol", "tol", "count", "size", "eps")}
+    kw.update(shape=fmt(p["shape"]), element=fmt(p["element"]), magnitude=abs(p["numerical"]))
+    head = t("gradcheck of {row} on {case}, input {index} (shape {shape}): element {element}: "
+             "numerical {numerical:.10g}, analytical {analytical:.10g}; |analytical - numerical| = "
+             "{diff:.3g} > atol + rtol·|numerical| = {atol:g} + {rtol:g}·{magnitude:.3g} = "
+             "{tol:.3g}.", **kw)
+    if p["random"]:
+        tail = t("{count} of {size} elements outside the tolerance (central differences, "
+                 "eps={eps:g}, random upstream gradient).", **kw)
+    else:
+        tail = t("{count} of {size} elements outside the tolerance (central differences, "
+                 "eps={eps:g}).", **kw)
+    return head + "\n" + tail
+
+
 def _graph(p: dict) -> str:
     return _(TOPO_GRAPHS[p["graph"]])
 
@@ -483,8 +500,16 @@ FACTS: dict[str, Callable[[dict], str]] = {
         "{row} {stage} on {case} raised {error} (input shapes {shapes}).", row=p["row"],
         stage=word(p["stage"]), case=p["case"], error=p["error"],
         shapes=", ".join(fmt(s) for s in p["shapes"])),
-    "gradcheck-failed": lambda p: t("{message} (case {case})", message=p["message"],
-                                    case=p["case"]),
+    "gradcheck-none": lambda p: t(
+        "gradcheck of {row} on {case}, input {index} (shape {shape}): backward left its .grad as "
+        "None, but the numerical gradient is not zero (max |numerical| = {biggest:.3g}). Does the "
+        "op list this input in _prev and return a gradient for it?", row=p["row"],
+        case=p["case"], index=p["index"], shape=fmt(p["shape"]), biggest=p["biggest"]),
+    "gradcheck-shape": lambda p: t(
+        "gradcheck of {row} on {case}, input {index}: the analytical gradient has shape {got} "
+        "but the input has shape {shape}.", row=p["row"], case=p["case"], index=p["index"],
+        got=fmt(p["got"]), shape=fmt(p["shape"])),
+    "gradcheck-values": _gradcheck_values,
     # engine checks (lab 00 and unbroadcast)
     "engine-grad-none": lambda p: t(
         "{where}: .grad is None, expected an array of shape {want}.",
