@@ -52,7 +52,7 @@ venv: $(STAMP) $(COMPILED)  ## install everything (torch==2.13.0 included) in .v
 	$(BIN)/pybabel --quiet compile --domain minitorch_course --input-file $< --output-file $@
 
 messages: $(STAMP)  ## maintainers: the message template from the sources, merged into each .po
-	$(SRC) $(BIN)/python -m minitorch_course.i18n extract
+	$(SRC) $(BIN)/python -m minitorch_course.i18n_build extract
 
 lab: $(STAMP) $(COMPILED)  ## learner: JupyterLab on notebooks/ (INSTRUCTOR=1: with nbgrader's formgrader)
 	$(SRC) $(BIN)/python -m minitorch_course.lab --port $(PORT) $(if $(INSTRUCTOR),--instructor)

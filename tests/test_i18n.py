@@ -13,7 +13,7 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from minitorch_course import catalog, check_cli, i18n, messages, mutants, stubgen
+from minitorch_course import catalog, check_cli, i18n, i18n_build, messages, mutants, stubgen
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src"
@@ -53,7 +53,7 @@ def source_msgids() -> dict[str, str]:
             keywords={"_": None, "t": (1,), "N_": None}):
         if filename.startswith("minitorch_course/") and msgid:
             found[msgid] = f"{filename}:{lineno}"
-    for msgid, where in i18n.table_strings():
+    for msgid, where in i18n_build.table_strings():
         if msgid:
             found[msgid] = where
     return found
