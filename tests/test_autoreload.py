@@ -164,7 +164,7 @@ def _verdicts(text: str, ops: list[str]) -> dict[str, str]:
     """What the graded call said about each op: passed, not started, or failed."""
     verdicts = {}
     for op in ops:
-        if re.search(rf"✓ {op}: \d+ checks passed", text):
+        if re.search(rf"✓ {op}: all checks pass", text):
             verdicts[op] = "passed"
         elif re.search(rf"\[not started\] {op} ·", text):
             verdicts[op] = "not started"

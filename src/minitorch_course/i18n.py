@@ -8,7 +8,7 @@ checkout whose ``.mo`` is missing or older than its ``.po`` (a plain ``pip insta
 ``.po`` just edited) compiles the ``.po`` in memory with Babel instead, so it never speaks
 stale Spanish.
 
-    t("{count} checks passed", count=3)   # the translated template, then str.format
+    t("{n} random examples", n=25)   # the translated template, then str.format
     _("wrong values")                      # a plain string, translated
 
 Placeholders are ``str.format`` fields (``{name}``, ``{diff:.3g}``); a translation keeps the

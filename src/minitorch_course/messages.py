@@ -736,9 +736,9 @@ def passed(report: RowReport) -> str:
     """A graded cell's line for a row whose every check passed."""
     if report.engine:
         count = report.suites["engine"][0].fact.params["count"]
-        return "✓ " + t("{row}: {count} checks passed", row=report.row, count=count)
+        return "✓ " + t("{row}: all checks pass ({count})", row=report.row, count=count)
     ran = sum(o.status == PASS for outs in report.suites.values() for o in outs)
-    return "✓ " + t("{row}: {count} checks passed ({suites})", row=report.row, count=ran,
+    return "✓ " + t("{row}: all checks pass ({count}: {suites})", row=report.row, count=ran,
                     suites=", ".join(word(s) for s in report.suites))
 
 
