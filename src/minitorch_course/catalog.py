@@ -822,8 +822,8 @@ ENGINE_ROWS: tuple[EngineRow, ...] = (
                           "A leaf's .grad shares memory with another array (a sibling's .grad, "
                           "the upstream gradient, or a read-only broadcast view), so an in-place "
                           "update of one (an optimizer's p.grad *= 0.9) changes the other or "
-                          "fails. Hand the gradients to the provided _accumulate(parent, g, "
-                          "node.grad), which copies what is shared."),
+                          "fails. Hand each gradient to the provided helper _accumulate, which "
+                          "copies what is shared."),
                   Mistake("backward_resets_leaf_grads", "accumulate",
                           "The second backward() kept only its own gradient: a leaf's .grad "
                           "must accumulate across backward() calls (like PyTorch) until "
