@@ -194,3 +194,13 @@ def test_english_and_spanish_report_the_same_outcomes(monkeypatch, name):
     assert "Total:" in english and "puntos" in spanish_
     assert skeleton(english) == skeleton(spanish_)
     assert len(english.splitlines()) > 10
+
+
+def test_the_course_names_the_same_lab_as_the_stub_for_every_unwritten_function():
+    """make check words "not started" itself (in the learner's language) from the function that
+    raised and the catalog's lab: it must agree with the stub's own (bilingual) message."""
+    stub = stubgen.generate((ROOT / "solutions" / "tensor.py").read_text())
+    found = re.findall(r'NotImplementedError\("([\w.]+): .*\(notebooks/([\w-]+)\.ipynb\)"\)', stub)
+    assert len(found) >= len({op.method for op in catalog.OPS})
+    for function, lab in found:
+        assert catalog.lab_asking_for(function) == lab, function

@@ -851,6 +851,17 @@ ENGINE_BY_NAME: dict[str, EngineRow] = {row.name: row for row in ENGINE_ROWS}
 assert not set(ENGINE_BY_NAME) & set(BY_NAME), "engine rows and ops share one namespace"
 
 
+def lab_asking_for(function: str) -> str | None:
+    """The lab whose notebook asks for this function of tensor.py (``Tensor.add``, ``unbroadcast``,
+    ``Tensor._topological_order``), or None."""
+    short = function.rsplit(".", 1)[-1]
+    for op in OPS:
+        if op.method == short:
+            return op.lab
+    row = ENGINE_BY_NAME.get(short.lstrip("_"))
+    return row.lab if row else None
+
+
 def _mistake_index() -> dict[str, Mistake]:
     index: dict[str, Mistake] = {}
     for row in OPS + ENGINE_ROWS:

@@ -223,7 +223,7 @@ def _close(code: int, closing: bool, say) -> int:
     if closing and code == 1:
         say()
         say(_("Not everything is there yet: the rows without ✓ are what you still have to write "
-              "or fix, and «make check OP=<op>» gives the full diagnosis of one."))
+              "or fix, and `make check OP=<op>` gives the full diagnosis of one."))
     elif closing and code:
         say()
         say(_("make check could not check your work: the message above says why."))

@@ -431,7 +431,11 @@ def _engine_hint(p: dict) -> str:
 
 
 def _not_started(p: dict) -> str:
-    text = verbatim(p["message"])  # the stub's own words, in both languages (stubgen)
+    if p.get("function") and p.get("lab"):
+        text = t("{function}: not written yet (notebooks/{lab}.ipynb)", function=p["function"],
+                 lab=p["lab"])
+    else:  # raised by something else than the stub: its own words
+        text = verbatim(p["message"])
     if p.get("needs"):
         text += "\n" + t("Your backward() calls {needs}, which a later lab asks for. Until then "
                          "call it only when g.shape != parent.shape.", needs=p["needs"])

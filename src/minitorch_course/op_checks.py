@@ -24,7 +24,7 @@ from types import ModuleType
 import numpy as np
 
 from minitorch_course import diagnosis
-from minitorch_course.catalog import Case, Op
+from minitorch_course.catalog import Case, Op, lab_asking_for
 from minitorch_course.i18n import t
 from minitorch_course.outcomes import (
     FAIL,
@@ -122,6 +122,17 @@ def _rank(d: Diagnosis | None, arrays) -> int:
     return 4 * (d is not None and d.id in diagnosis.DEGENERATE) + 2 * generic + low
 
 
+def not_started(err: NotImplementedError, **extra) -> Fact:
+    """The stub's NotImplementedError as data: the function that raised it and the lab that asks
+    for it (the course words it in the learner's language), and the stub's own message."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    function = tb.tb_frame.f_code.co_qualname if tb is not None else ""
+    return Fact("not-started", {"message": str(err), "function": function,
+                                "lab": lab_asking_for(function) or "", **extra})
+
+
 def _guard(op: Op, suite: str, case: Case, body, size: int = 0, arrays=None) -> Outcome:
     """Run ``body``; NotImplementedError -> not started, CheckFailed -> fail, crash -> fail."""
     try:
@@ -129,7 +140,7 @@ def _guard(op: Op, suite: str, case: Case, body, size: int = 0, arrays=None) -> 
             body()
     except NotImplementedError as err:
         return Outcome(op.name, suite, NOT_STARTED, case.label,
-                       Fact("not-started", {"message": str(err)}), size=size)
+                       not_started(err), size=size)
     except CheckFailed as err:
         return Outcome(op.name, suite, FAIL, case.label, err.fact, err.diagnosis, size,
                        _rank(err.diagnosis, arrays))

@@ -126,8 +126,8 @@ def _not_started(row: str, suite: str, case: str, err: NotImplementedError) -> O
     frames = traceback.extract_tb(err.__traceback__)
     raiser = ENGINE_BY_NAME.get(frames[-1].name) if frames else None
     later = raiser is not None and row in ENGINE_BY_NAME and raiser.lab > ENGINE_BY_NAME[row].lab
-    return Outcome(row, suite, NOT_STARTED, case, Fact("not-started", {
-        "message": str(err), "needs": raiser.name if later else ""}))
+    return Outcome(row, suite, NOT_STARTED, case,
+                   op_checks.not_started(err, needs=raiser.name if later else ""))
 
 
 def run_engine_row(name: str, impl: ModuleType) -> Outcome:
