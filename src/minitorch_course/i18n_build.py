@@ -27,6 +27,10 @@ def table_strings() -> Iterator[tuple[str, str]]:
         yield text, f"messages.KIND_LABELS[{kind!r}]"
     for name, text in messages.ENGINE_HINTS.items():
         yield text, f"messages.ENGINE_HINTS[{name!r}]"
+    for name, text in messages.ENGINE_CASES.items():
+        yield text, f"messages.ENGINE_CASES[{name!r}]"
+    for name, text in messages.ALIASED.items():
+        yield text, f"messages.ALIASED[{name!r}]"
     for name, text in messages.TOPO_GRAPHS.items():
         yield text, f"messages.TOPO_GRAPHS[{name!r}]"
     for row in catalog.ENGINE_ROWS:

@@ -539,7 +539,7 @@ FACTS: dict[str, Callable[[dict], str]] = {
     "engine-grad-aliased": lambda p: t(
         "backward of c = x + y (its _backward returns the same g for both parents): after "
         "x.grad += 1 (an optimizer's in-place update), {changed} changed too.",
-        changed=_names([_(ALIASED.get(c, c)) for c in p["changed"]])),
+        changed=_names([_(ALIASED[c]) if c in ALIASED else c for c in p["changed"]])),
     "engine-graph-kept": lambda p: t(
         "after s.backward() without retain_graph, node(s) {kept} still hold their _prev / "
         "_backward. Free the graph like PyTorch: once a node's _backward has run, set node._prev "
@@ -583,6 +583,32 @@ FACTS: dict[str, Callable[[dict], str]] = {
         "{where}: returned shape {got}, expected {want}.", where=ENGINE_WHERE["unbroadcast"](p),
         got=fmt(p["got"]), want=fmt(p["want"])) + " " + _engine_hint(p)).rstrip(),
 }
+
+# the engine checks' cases (engine_checks: each case is a function; its name is the key)
+ENGINE_CASES: dict[str, str] = {
+    "chain3": N_("chain3"),
+    "diamond": N_("diamond"),
+    "residual": N_("residual"),
+    "constant_parent": N_("constant parent"),
+    "deep": N_("deep"),
+    "square_then_sum": N_("square then sum"),
+    "diamond_accumulates": N_("diamond accumulates"),
+    "grid_constant": N_("grid constant"),
+    "two_leaves": N_("two leaves"),
+    "constant_first": N_("constant first"),
+    "intermediate_grads": N_("intermediate grads"),
+    "leaves_accumulate_across_calls": N_("leaves accumulate across calls"),
+    "leaf_grads_are_their_own": N_("leaf grads are their own"),
+    "intermediate_grads_reset": N_("intermediate grads reset"),
+    "retain_twice": N_("retain twice"),
+    "freed_after_backward": N_("freed after backward"),
+}
+
+
+def engine_case(name: str) -> str:
+    """An engine case's label (an unbroadcast case names its call: no words to translate)."""
+    return _(ENGINE_CASES[name]) if name in ENGINE_CASES else name.replace("_", " ")
+
 
 # what engine-grad-aliased names (engine_checks' keys)
 ALIASED: dict[str, str] = {"the upstream array": N_("the upstream array")}

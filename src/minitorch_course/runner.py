@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from minitorch_course import diagnosis, engine_checks, op_checks
+from minitorch_course import diagnosis, engine_checks, messages, op_checks
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, ENGINE_ROWS, LABS, OPS
 from minitorch_course.i18n import t
 from minitorch_course.outcomes import (
@@ -138,7 +138,7 @@ def run_engine_row(name: str, impl: ModuleType) -> Outcome:
         except NotImplementedError as err:
             return _not_started(name, "engine", "", err)
         for case in cases:
-            label = getattr(case, "__name__", "case").replace("_", " ")
+            label = messages.engine_case(getattr(case, "__name__", "case"))
             try:
                 case()
             except NotImplementedError as err:
