@@ -191,7 +191,8 @@ def _values(p: dict) -> str:
 
 
 def _factor_of_input(p: dict) -> str:
-    kw = {"factor": p["factor"], "method": p["method"], "index": _i(p), "formula": p["formula"]}
+    factor = _("the output") if p["factor"] == -1 else t("input {j}", j=p["factor"])
+    kw = {"factor": Msg(factor), "method": p["method"], "index": _i(p), "formula": p["formula"]}
     if p["power"] == 1:
         return t("Off by a factor that varies per element: every element of the gradient is the "
                  "right one times {factor}. {method}'s local derivative has a factor {factor} "
