@@ -23,16 +23,17 @@ OP ?=
 # must iterate in a fixed order, and plots render headless (docs/INSTRUCTOR.md, Authoring).
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
-# How `make check` ends when not everything passes: a sentence, not make's "Error 1", and exit
+# `make check` ends with a sentence, not make's "Error 1" (check_cli --closing), and exit
 # status 0, so that pending work does not read as a crash. For scripts: `make check STRICT=1`
 # fails as make does (status 2), or `python -m minitorch_course.check_cli` exits 1 (work pending) or 2.
-CHECK_PENDING := Aún no está todo: las filas sin ✓ son lo que te queda por escribir o corregir, \
-y «make check OP=<operación>» da el diagnóstico completo de una.
-CHECK_BROKEN := make check no ha podido comprobar tu trabajo: el mensaje de arriba dice por qué.
 # This checkout's packages, whatever checkout an active environment's editable install points at.
 SRC := PYTHONPATH=$(CURDIR)/src
 
-.PHONY: help lab test suites lint check stubs notebooks render mutants heldout fuzz mutation-score bench venv clean
+# The run-time messages' catalogs (minitorch_course.i18n): each .po compiled to its .mo.
+CATALOGS := $(wildcard src/minitorch_course/locale/*/LC_MESSAGES/*.po)
+COMPILED := $(CATALOGS:.po=.mo)
+
+.PHONY: help lab test suites lint check stubs notebooks render mutants heldout fuzz mutation-score bench venv clean messages
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -45,22 +46,24 @@ endif
 	$(BIN)/python -m pip install --quiet -e '.[course,test,bench]'
 	touch $@
 
-venv: $(STAMP)  ## install everything (torch==2.13.0 included) in .venv, or in the active environment
+venv: $(STAMP) $(COMPILED)  ## install everything (torch==2.13.0 included) in .venv, or in the active environment
 
-lab: $(STAMP)  ## learner: JupyterLab on notebooks/ (INSTRUCTOR=1: with nbgrader's formgrader)
+%.mo: %.po | $(STAMP)
+	$(BIN)/pybabel --quiet compile --domain minitorch_course --input-file $< --output-file $@
+
+messages: $(STAMP)  ## maintainers: the message template from the sources, merged into each .po
+	$(SRC) $(BIN)/python -m minitorch_course.i18n_build extract
+
+lab: $(STAMP) $(COMPILED)  ## learner: JupyterLab on notebooks/ (INSTRUCTOR=1: with nbgrader's formgrader)
 	$(SRC) $(BIN)/python -m minitorch_course.lab --port $(PORT) $(if $(INSTRUCTOR),--instructor)
 
-check: $(STAMP)  ## learner: your progress, every course check on YOUR tensor.py (OP=add: one op)
-	@MINITORCH_IMPL=learner $(SRC) $(BIN)/python -m minitorch_course.check_cli $(if $(OP),--op $(OP)) $(if $(SEED),--seed $(SEED)); \
+check: $(STAMP) $(COMPILED)  ## learner: your progress, every course check on YOUR tensor.py (OP=add: one op)
+	@MINITORCH_IMPL=learner $(SRC) $(BIN)/python -m minitorch_course.check_cli --closing \
+	    $(if $(OP),--op $(OP)) $(if $(SEED),--seed $(SEED)); \
 	status=$$?; \
-	case $$status in \
-	    0) ;; \
-	    1) printf '\n%s\n' '$(CHECK_PENDING)' ;; \
-	    *) printf '\n%s\n' '$(CHECK_BROKEN)' ;; \
-	esac; \
 	[ -z "$(STRICT)" ] || exit $$status
 
-test: $(STAMP)  ## maintainers: ruff, stub and notebook checks, every suite on the reference
+test: $(STAMP) $(COMPILED)  ## maintainers: ruff, stub and notebook checks, every suite on the reference
 	@$(SRC) $(BIN)/python -m minitorch_course.selftest $(MAKE) --no-print-directory suites BIN=$(BIN)
 
 # What `make test` runs, here or (when the learner has work in this checkout) in an export of HEAD.
@@ -76,10 +79,10 @@ lint: $(STAMP)  ## maintainers: ruff over src/, solutions/, tests/, benchmarks/
 stubs: $(STAMP)  ## maintainers: the stub tensor.py from solutions/ (keeps edits; FORCE=1 backs up)
 	$(SRC) $(BIN)/python -m minitorch_course.stubgen $(if $(FORCE),--force)
 
-notebooks: $(STAMP)  ## maintainers: the student notebooks/ via nbgrader (keeps edits; FORCE=1 backs up)
+notebooks: $(STAMP) $(COMPILED)  ## maintainers: the student notebooks/ via nbgrader (keeps edits; FORCE=1 backs up)
 	$(SRC) $(BIN)/python -m minitorch_course.course generate $(if $(FORCE),--force)
 
-render: $(STAMP)  ## maintainers: re-run the instructor notebooks on the reference (NB=05: one)
+render: $(STAMP) $(COMPILED)  ## maintainers: re-run the instructor notebooks on the reference (NB=05: one)
 	$(SRC) $(BIN)/python -m minitorch_course.course render $(NB)
 
 mutants: $(STAMP)  ## maintainers: the catalog of planted mistakes: caught and diagnosed?

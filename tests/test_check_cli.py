@@ -83,7 +83,7 @@ def test_op_prints_the_full_diagnosis():
     assert code == 1
     assert set(row_lines(out)) == {"div"}
     # explained from a 2-D case, not the smaller 0-d one: one number cannot show a flipped sign
-    assert "failing case explained: (3,5) , (3,5)" in out
+    assert "failing case explained: (3, 5), (3, 5)" in out
     assert "diagnosis: sign flipped" in out
     assert "Sign flipped: the gradient is exactly the negative of the right one" in out
     assert "shrunk (smallest) counterexample" in out  # the property suite's Hypothesis example
@@ -109,3 +109,20 @@ def test_command_line_exit_status(stub_file):
                           env=env, cwd=ROOT, timeout=120)
     assert done.returncode == 1, done.stderr
     assert "not started" in done.stdout and "notebooks/01-elementwise-ops.ipynb" in done.stdout
+
+
+@pytest.mark.parametrize("args, last", [
+    (("--impl", "reference", "--op", "add"), "Total:"),
+    (("--mutant", "div_gradients_swapped", "--op", "div"), "make check OP=<op>"),
+    (("--op", "softplus"), "could not check your work"),
+], ids=["all-pass", "work-pending", "cannot-check"])
+def test_closing_says_what_the_exit_status_means(args, last):
+    """``--closing`` (make check) ends with a sentence instead of make's "Error 1"."""
+    code, out = run(*args, "--examples", "3", "--closing")
+    lines = out.strip().splitlines()
+    assert last in lines[-1], lines[-3:]
+    if code:
+        assert lines[-2] == "", lines[-3:]  # a blank line, then the sentence
+    _, plain = run(*args, "--examples", "3")
+    seconds = re.compile(r"[\d.]+ s$", re.M)  # the run's duration
+    assert (seconds.sub("", plain) == seconds.sub("", out)) == (code == 0)

@@ -75,7 +75,8 @@ def _fmt(shape: Sequence[int]) -> str:
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def broadcast_table(shapes: Sequence[Shape], names: Sequence[str] | None = None) -> str:
+def broadcast_table(shapes: Sequence[Shape], names: Sequence[str] | None = None, *,
+                    axis_label: str = "axis", result_label: str = "result") -> str:
     """The shapes aligned to the right, one column per axis, with the verdict per axis.
 
     >>> print(broadcast_table([(4, 3), (2, 3)]))
@@ -88,12 +89,12 @@ def broadcast_table(shapes: Sequence[Shape], names: Sequence[str] | None = None)
     ndim = max((len(s) for s in shapes), default=0)
     padded = [(None,) * (ndim - len(s)) + tuple(s) for s in shapes]
     width = max([4] + [len(str(n)) for s in shapes for n in s]) + 1
-    label = max(6, *(len(n) for n in names)) + 2
+    label = max(6, len(axis_label), len(result_label), *(len(n) for n in names)) + 2
 
     def row(title: str, cells: Sequence[str]) -> str:
         return title.ljust(label) + "".join(c.rjust(width) for c in cells)
 
-    lines = [row("axis", [str(i - ndim) for i in range(ndim)])]
+    lines = [row(axis_label, [str(i - ndim) for i in range(ndim)])]
     for name, s in zip(names, padded):
         lines.append(row(name, ["·" if n is None else str(n) for n in s]))
     verdict = []
@@ -103,7 +104,7 @@ def broadcast_table(shapes: Sequence[Shape], names: Sequence[str] | None = None)
             verdict.append("✗")
         else:
             verdict.append(str(sizes.pop() if sizes else 1))
-    lines.append(row("result", verdict))
+    lines.append(row(result_label, verdict))
     return "\n".join(lines)
 
 

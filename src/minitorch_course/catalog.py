@@ -23,14 +23,17 @@ from typing import Any
 
 import numpy as np
 
+from minitorch_course.i18n import _
+
 Shape = tuple[int, ...]
 
+# each lab's title: English message ids, shown translated (minitorch_course.i18n)
 LABS = {
-    "00-tensor-skeleton": "Lab 00: el esqueleto del tensor",
-    "01-elementwise-ops": "Lab 01: operaciones elemento a elemento",
-    "02-reductions-and-shapes": "Lab 02: reducciones y formas (shapes)",
-    "03-matmul-softmax-ce": "Lab 03: matmul, softmax y entropía cruzada",
-    "06-extension-silu": "Lab 06: extensión silu",
+    "00-tensor-skeleton": "Lab 00: the tensor's skeleton",
+    "01-elementwise-ops": "Lab 01: elementwise operations",
+    "02-reductions-and-shapes": "Lab 02: reductions and shapes",
+    "03-matmul-softmax-ce": "Lab 03: matmul, softmax and cross-entropy",
+    "06-extension-silu": "Lab 06: the silu extension",
 }
 
 
@@ -85,13 +88,18 @@ class Case:
 
     @property
     def label(self) -> str:
-        shapes = " , ".join(_fmt(s) for s in self.shapes)
+        shapes = ", ".join(_fmt(s) for s in self.shapes)
         kw = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items() if k not in ("targets",))
-        return shapes + (f" [{kw}]" if kw else "") + (f" ({self.note})" if self.note else "")
+        return shapes + (f" [{kw}]" if kw else "") + (f" ({self.shown_note})" if self.note else "")
+
+    @property
+    def shown_note(self) -> str:
+        """The note in the learner's language (a catalog note; any other note as it is)."""
+        return _(self.note) if self.note in CASE_NOTES else self.note
 
 
 def _fmt(shape: Shape) -> str:
-    return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 # ---------------------------------------------------------------- typical mistakes
@@ -266,6 +274,9 @@ POW_ZERO_BASE = Case(((2, 4), (2, 4)), data=([[0.0, 0.0, 0.0, 0.0], [1.5, 0.5, 2
 
 GRID = (20, 3, 5)  # verbo × persona × tiempo
 EMPTY = "size-0 axis"  # the note of a case with an empty axis (no gradcheck: no element to nudge)
+# every note a catalog case carries (English message ids, shown translated)
+CASE_NOTES = frozenset({EMPTY, "broadcast", "batch broadcast", "kink at 0", "logits ±1e4", "ties",
+                        "repeated indices", "repeated pairs", "base 0"})
 UNARY_CASES = (Case(((),)), Case(((5,),)), Case(((3, 5),)), Case((GRID,)),
                Case(((0, 5),), note=EMPTY, gradcheck=False))
 BINARY_CASES = (Case(((3, 5), (3, 5))), Case((GRID, GRID)), Case(((), ())),
@@ -819,8 +830,8 @@ ENGINE_ROWS: tuple[EngineRow, ...] = (
                           "A leaf's .grad shares memory with another array (a sibling's .grad, "
                           "the upstream gradient, or a read-only broadcast view), so an in-place "
                           "update of one (an optimizer's p.grad *= 0.9) changes the other or "
-                          "fails. Hand the gradients to the provided _accumulate(parent, g, "
-                          "node.grad), which copies what is shared."),
+                          "fails. Hand each gradient to the provided helper _accumulate, which "
+                          "copies what is shared."),
                   Mistake("backward_resets_leaf_grads", "accumulate",
                           "The second backward() kept only its own gradient: a leaf's .grad "
                           "must accumulate across backward() calls (like PyTorch) until "
@@ -846,6 +857,17 @@ ENGINE_ROWS: tuple[EngineRow, ...] = (
 )
 ENGINE_BY_NAME: dict[str, EngineRow] = {row.name: row for row in ENGINE_ROWS}
 assert not set(ENGINE_BY_NAME) & set(BY_NAME), "engine rows and ops share one namespace"
+
+
+def lab_asking_for(function: str) -> str | None:
+    """The lab whose notebook asks for this function of tensor.py (``Tensor.add``, ``unbroadcast``,
+    ``Tensor._topological_order``), or None."""
+    short = function.rsplit(".", 1)[-1]
+    for op in OPS:
+        if op.method == short:
+            return op.lab
+    row = ENGINE_BY_NAME.get(short.lstrip("_"))
+    return row.lab if row else None
 
 
 def _mistake_index() -> dict[str, Mistake]:

@@ -25,6 +25,7 @@ import time
 
 from minitorch_course import messages, mutants, runner
 from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, lab_points
+from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport, telling
 
 PROPERTY_EXAMPLES = 25
@@ -58,7 +59,7 @@ class Style:
 
 
 def _what(report: RowReport) -> str:
-    return ENGINE_BY_NAME[report.row].what if report.engine else BY_NAME[report.row].formula
+    return _(ENGINE_BY_NAME[report.row].what) if report.engine else BY_NAME[report.row].formula
 
 
 # ---------------------------------------------------------------- printing
@@ -68,7 +69,7 @@ def table(reports: list[RowReport], style: Style, whole: bool) -> str:
     out: list[str] = []
     name_w = max([14] + [len(r.row) + 2 for r in reports]
                  + [len(c.grade_id) - 4 for c in CELLS if not c.rows and whole])
-    col_w = 11
+    col_w = 13
     for lab, title in LABS.items():
         lab_rows = [r for r in reports if r.lab == lab]
         if not lab_rows:
@@ -76,16 +77,18 @@ def table(reports: list[RowReport], style: Style, whole: bool) -> str:
         notebook_only = [c for c in CELLS if c.lab == lab and not c.rows] if whole else []
         earned = sum(r.earned(GRADED) for r in lab_rows)
         possible = lab_points(lab) if whole else sum(r.points for r in lab_rows)
-        points = f"{earned}/{possible} points"
+        title = _(title)
+        points = t("{earned}/{possible} points", earned=earned, possible=possible)
         out.append(title + points.rjust(max(1, WIDTH - len(title))))
-        out.append("  " + "".ljust(name_w) + "".join(c.ljust(col_w) for c in COLUMNS) + "points")
+        out.append("  " + "".ljust(name_w) + "".join(messages.word(c).ljust(col_w)
+                                                      for c in COLUMNS) + _("points"))
         room = col_w * len(COLUMNS)
         for r in lab_rows:
             pts = f"{r.earned(GRADED)}/{r.points}"
             if r.not_started:
-                cells = style.paint("not started".ljust(room), "2")
+                cells = style.paint(messages.status(NOT_STARTED).ljust(room), "2")
             elif r.engine:
-                what = f"(engine) {_what(r)}"
+                what = t("(engine) {what}", what=_what(r))
                 what = what if len(what) <= room - col_w - 1 else what[: room - col_w - 2] + "…"
                 cells = style.status(r.summary("engine"), col_w) + what.ljust(room - col_w)
             else:
@@ -93,7 +96,7 @@ def table(reports: list[RowReport], style: Style, whole: bool) -> str:
             out.append("  " + r.row.ljust(name_w) + cells + pts)
         for cell in notebook_only:
             name = cell.grade_id.removeprefix("check_")
-            note = f"(graded in the notebook only) {cell.what}"[: room - 1]
+            note = t("(graded in the notebook only) {what}", what=_(cell.what))[: room - 1]
             out.append("  " + name.ljust(name_w) + style.paint(note.ljust(room), "2")
                        + f"?/{cell.points}")
         for r in lab_rows:
@@ -105,10 +108,10 @@ def table(reports: list[RowReport], style: Style, whole: bool) -> str:
 
 def _one_line(report: RowReport, style: Style) -> str:
     o = report.first_failure
-    where = f"{report.row} · {o.suite}" + (f" · {o.case}" if o.case else "")
+    where = f"{report.row} · {messages.word(o.suite)}" + (f" · {o.case}" if o.case else "")
     text = f"{style.bad} {where}: [{messages.label(o.kind)}] {messages.brief(o)}"
     wrapped = textwrap.fill(text, WIDTH, initial_indent="  ", subsequent_indent="      ")
-    return wrapped + f"\n      (make check OP={report.row} for the full diagnosis)"
+    return wrapped + "\n      " + t("(make check OP={row} for the full diagnosis)", row=report.row)
 
 
 def full_report(reports: list[RowReport], style: Style) -> str:
@@ -117,40 +120,42 @@ def full_report(reports: list[RowReport], style: Style) -> str:
     out: list[str] = []
     for r in reports:
         what = _what(r)
-        out.append(f"{r.row} — {LABS[r.lab]}" + (f" — {what}" if what else ""))
+        out.append(f"{r.row} — {_(LABS[r.lab])}" + (f" — {what}" if what else ""))
         for suite, outcomes in r.suites.items():
             status = r.summary(suite)
             ran = [o for o in outcomes if o.status != SKIP]
             bad = [o for o in outcomes if o.status == FAIL]
-            line = f"  {suite:<10} {style.status(status, 2)}"
+            line = f"  {messages.word(suite):<13} {style.status(status, 2)}"
             if status == PASS:
-                line += (f"{len(ran)} case(s) pass" if suite != "engine"
+                line += (t("{n} case(s) pass", n=len(ran)) if suite != "engine"
                          else messages.fact_text(outcomes[0].fact))
             elif status == NOT_STARTED:
                 todo = next(o for o in outcomes if o.status == NOT_STARTED)
                 text = messages.fact_text(todo.fact) if todo.fact else ""
-                line += "not started" + (f": {text}" if text else "")
+                line += messages.status(NOT_STARTED) + (f": {text}" if text else "")
             elif status == FAIL:
-                line += f"{len(bad)} of {len(ran)} case(s) fail"
+                line += t("{bad} of {ran} case(s) fail", bad=len(bad), ran=len(ran))
             elif status == SKIP:
-                line += "n/a"
+                line += messages.status(SKIP)
             out.append(line)
             if bad:
                 worst = telling(bad)
                 if suite == "property":
-                    out.append(f"      Hypothesis, {worst.case.strip(' ()')}; the example below "
-                               "is its shrunk (smallest) counterexample")
+                    out.append("      " + t("Hypothesis, {case}; the example below is its "
+                                                "shrunk (smallest) counterexample",
+                                                case=worst.case.strip(" ()")))
                 elif worst.case:
-                    out.append(f"      failing case explained: {worst.case} (of the failing "
-                               "cases, the one that best tells mistakes apart, then the smallest)")
+                    out.append("      " + t("failing case explained: {case} (of the failing "
+                                                "cases, the one that best tells mistakes apart, "
+                                                "then the smallest)", case=worst.case))
                 if worst.kind:
-                    out.append(f"      diagnosis: {messages.label(worst.kind)}")
+                    out.append("      " + t("diagnosis: {kind}", kind=messages.label(worst.kind)))
                 out.append(textwrap.indent(messages.block(worst), "      ",
                                            lambda line: bool(line)))
                 others = [o.case for o in bad if o is not worst]
                 if others:
                     listed = "; ".join(others[:8]) + (" ..." if len(others) > 8 else "")
-                    out.append(textwrap.fill(f"also failing: {listed}", WIDTH,
+                    out.append(textwrap.fill(t("also failing: {cases}", cases=listed), WIDTH,
                                              initial_indent="      ",
                                              subsequent_indent="        "))
         out.append("")
@@ -165,6 +170,8 @@ def main(argv: list[str] | None = None, stream=None) -> int:
     parser.add_argument("--impl", default="learner",
                         help="learner (default), reference, or a path to a tensor.py")
     parser.add_argument("--mutant", help="check the reference with this planted mistake")
+    parser.add_argument("--closing", action="store_true",
+                        help="end with a sentence saying what the exit status means (make check)")
     parser.add_argument("--examples", type=int, default=PROPERTY_EXAMPLES,
                         help=f"Hypothesis examples per op (default {PROPERTY_EXAMPLES})")
     parser.add_argument("--seed", type=int, default=0,
@@ -180,24 +187,27 @@ def main(argv: list[str] | None = None, stream=None) -> int:
     try:
         impl, label = mutants.load_labelled(args.mutant) if args.mutant else runner.load(args.impl)
     except Exception as err:  # a tensor.py that does not even import
-        say(f"make check: cannot load the implementation: {type(err).__name__}: {err}")
-        return 2
+        say(t("make check: cannot load the implementation: {error}: {message}",
+              error=type(err).__name__, message=str(err)))
+        return _close(2, args.closing, say)
     names = None
     if args.op:
         names = [n for item in args.op for n in item.split(",") if n]
         bad = runner.unknown(names)
         if bad:
-            say(f"make check: unknown op(s) {sorted(bad)}; engine rows: {sorted(ENGINE_BY_NAME)}")
-            return 2
-    say(f"make check · minitorch implementation: {label}")
-    say(textwrap.fill(
-        f"Columns: forward and backward vs torch (float64, 1e-7), gradcheck (central "
-        f"differences), broadcasting pairs, property ({args.examples} Hypothesis examples per "
-        f"op here; pytest runs 100). Points count {', '.join(GRADED)}: the suites the graded "
-        f"notebook cells run.", WIDTH))
+            say(t("make check: unknown op(s) {names}; engine rows: {engine}",
+                  names=str(sorted(bad)), engine=str(sorted(ENGINE_BY_NAME))))
+            return _close(2, args.closing, say)
+    say(t("make check · the minitorch implementation checked: {label}", label=label))
+    say(textwrap.fill(t(
+        "Columns: forward and backward vs torch (float64, 1e-7), gradcheck (central "
+        "differences), broadcasting pairs, property ({examples} Hypothesis examples per op here; "
+        "pytest runs 100). Points count {graded}: the suites the graded notebook cells run.",
+        examples=args.examples, graded=", ".join(messages.word(s) for s in GRADED)), WIDTH))
     say()
     if args.seed:
-        say(f"semilla / seed {args.seed}")
+        say(t("seed {seed} (the values of the graded inputs; shapes and edge cases stay fixed)",
+              seed=args.seed))
     reports = runner.run(names, impl, COLUMNS, args.examples, seed=args.seed)
     say(table(reports, style, whole=names is None))
     if names:
@@ -207,9 +217,23 @@ def main(argv: list[str] | None = None, stream=None) -> int:
                 else sum(r.points for r in reports))
     counts = {s: sum(r.status == s for r in reports) for s in (PASS, FAIL, NOT_STARTED)}
     elapsed = time.perf_counter() - start
-    say(f"Total: {earned}/{possible} points · {counts[PASS]} of {len(reports)} rows pass · "
-        f"{counts[FAIL]} failing · {counts[NOT_STARTED]} not started · {elapsed:.1f} s")
-    return 0 if counts[PASS] == len(reports) else 1
+    say(t("Total: {earned}/{possible} points · {passed} of {rows} rows pass · {failing} failing "
+          "· {todo} not started · {seconds:.1f} s", earned=earned, possible=possible,
+          passed=counts[PASS], rows=len(reports), failing=counts[FAIL],
+          todo=counts[NOT_STARTED], seconds=elapsed))
+    return _close(0 if counts[PASS] == len(reports) else 1, args.closing, say)
+
+
+def _close(code: int, closing: bool, say) -> int:
+    """With ``--closing`` (``make check``), a last sentence that says what ``code`` means."""
+    if closing and code == 1:
+        say()
+        say(_("Not everything is there yet: the rows without ✓ are what you still have to write "
+              "or fix, and `make check OP=<op>` gives the full diagnosis of one."))
+    elif closing and code:
+        say()
+        say(_("make check could not check your work: the message above says why."))
+    return code
 
 
 if __name__ == "__main__":

@@ -47,7 +47,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from minitorch_course import catalog
+from minitorch_course import catalog, i18n
+from minitorch_course.i18n import t
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_NOTEBOOKS = ROOT / "solutions" / "notebooks"
@@ -148,6 +149,7 @@ def reference_env() -> dict[str, str]:
     """The environment for rendering and nbval: the reference engine, seeded."""
     env = grading_env(MINITORCH_IMPL="reference")
     env["PYTHONPATH"] = str(ROOT / "src")  # the repository's packages, reference switch on
+    env[i18n.ENV] = i18n.LANGUAGES[0]  # the committed outputs are the course's language
     return env
 
 
@@ -362,17 +364,16 @@ def write_students(generated: dict[str, str], force: bool = False,
             edited.append(path)
     if edited and not force:
         names = ", ".join(p.name for p in edited)
-        print(f"refusing to overwrite {names}: edited since generated (your work?). "
-              "To overwrite them anyway, run `make notebooks FORCE=1` (a backup "
-              "NAME.<time>.ipynb.bak is kept).",
-              file=sys.stderr)
+        print(t("refusing to overwrite {names}: edited since generated (your work?). To "
+                "overwrite them anyway, run `make notebooks FORCE=1` (a backup "
+                "NAME.<time>.ipynb.bak is kept).", names=names), file=sys.stderr)
         return 1
     target.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for path in edited:
         backup = path.with_name(f"{path.stem}.{stamp}.ipynb.bak")
         shutil.copy2(path, backup)
-        print(f"backed up {path.name} -> {backup.name}")
+        print(t("backed up {name} -> {backup}", name=path.name, backup=backup.name))
     for name, text in generated.items():
         path = target / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:

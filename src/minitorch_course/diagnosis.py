@@ -227,9 +227,9 @@ def _varying_factor(k: Evidence, got: np.ndarray, want: np.ndarray,
     if nonzero.sum() < 2:
         return None
     ratio = got[nonzero] / want[nonzero]
-    named = [(f"input {j}", a) for j, a in enumerate(k.inputs)]
+    named = list(enumerate(k.inputs))  # (input index, values); -1: the output
     if k.output is not None:
-        named.append(("the output", np.asarray(k.output)))
+        named.append((-1, np.asarray(k.output)))
     for name, a in named:
         if np.shape(a) != got.shape:
             continue
@@ -238,7 +238,7 @@ def _varying_factor(k: Evidence, got: np.ndarray, want: np.ndarray,
             continue
         for power in (1, -1):
             if np.allclose(ratio, v ** power, rtol=1e-6, atol=1e-12):
-                return {"factor": name, "power": power}
+                return {"factor": name, "power": power}  # an input's index, or -1
     return None
 
 
@@ -478,9 +478,8 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
                                                          "shapes": shapes})
     if isinstance(err, ValueError | IndexError) and type(err).__module__ == "builtins" and (
             p["frames"]) and not hasattr(err, "op"):
-        where = (f"{op.method}'s backward" if op is not None and in_backward
-                 else f"{op.method}'s forward" if op is not None else "the engine")
-        return Diagnosis("crash", "numpy-crash", {**p, "where": where})
+        return Diagnosis("crash", "numpy-crash", {
+            **p, "method": op.method if op is not None else "", "backward": in_backward})
     return Diagnosis("crash", "crash", p)
 
 

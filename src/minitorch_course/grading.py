@@ -14,6 +14,7 @@ from pathlib import Path
 
 from minitorch_course import messages, runner
 from minitorch_course.catalog import ENGINE_BY_NAME, resolve
+from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import Outcome, RowReport
 
 GRADED_SUITES = runner.GRADED_SUITES
@@ -34,7 +35,7 @@ class CheckFailure(AssertionError):
         own = [f for o in self.problems if o.diagnosis
                for f in o.diagnosis.params.get("raised", o.diagnosis.params).get("frames", [])]
         if own:
-            lines += ["", "Your code (most recent call last):"]
+            lines += ["", _("Your code (most recent call last):")]
             lines += [f"  {f['file']}, line {f['line']}, in {f['function']}\n    {f['code']}"
                       for f in own]
         return lines
@@ -58,12 +59,11 @@ def refuse_foreign_code() -> Path:
         here = Path.cwd().resolve()
         if (minitorch.IMPLEMENTATION != "learner" or not where
                 or not origin.is_relative_to(here)):
-            source = origin if where else "source code with no file"
-            raise RuntimeError(
-                f"refusing to grade: minitorch.tensor was imported from {source} "
-                f"(MINITORCH_IMPL={minitorch.IMPLEMENTATION}), not from this submission's "
-                f"minitorch/tensor.py under {here}"
-            )
+            source = str(origin) if where else t("source code with no file")
+            raise RuntimeError(t(
+                "refusing to grade: minitorch.tensor was imported from {origin} "
+                "(MINITORCH_IMPL={impl}), not from this submission's minitorch/tensor.py under "
+                "{here}", origin=source, impl=minitorch.IMPLEMENTATION, here=str(here)))
     return origin
 
 
@@ -72,8 +72,8 @@ def setup_lab(lab: str) -> None:
     import minitorch
 
     origin = refuse_foreign_code()
-    print(f"{lab}: minitorch implementation '{minitorch.IMPLEMENTATION}' "
-          f"({runner.shown(origin)})")
+    print(t("{lab}: minitorch implementation '{impl}' ({path})", lab=lab,
+            impl=minitorch.IMPLEMENTATION, path=runner.shown(origin)))
 
 
 def _grade(reports: list[RowReport]) -> None:
@@ -125,4 +125,4 @@ def pending() -> Iterator[None]:
     try:
         yield
     except NotImplementedError as err:
-        print(f"(pendiente) {err}")
+        print(t("(not written yet) {error}", error=str(err)))

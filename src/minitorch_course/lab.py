@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from minitorch_course import course
+from minitorch_course.i18n import _, t
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = "notebooks"
@@ -42,7 +43,7 @@ def free_port(start: int, host: str = "127.0.0.1", tries: int = 50) -> int:
             except OSError:
                 continue
             return port
-    raise RuntimeError(f"no free port in {start}..{start + tries - 1}")
+    raise RuntimeError(t("no free port in {first}..{last}", first=start, last=start + tries - 1))
 
 
 def is_root() -> bool:
@@ -71,8 +72,8 @@ def env() -> dict[str, str]:
     """The learner's environment: their own tensor.py, never the reference."""
     e = dict(os.environ)
     if e.get("MINITORCH_IMPL", "learner") != "learner":
-        print(f"note: MINITORCH_IMPL={e['MINITORCH_IMPL']} ignored; the lab uses your tensor.py",
-              file=sys.stderr)
+        print(t("note: MINITORCH_IMPL={impl} ignored; the lab uses your tensor.py",
+                impl=e["MINITORCH_IMPL"]), file=sys.stderr)
     e["MINITORCH_IMPL"] = "learner"
     e.setdefault("PYTHONHASHSEED", "0")
     return e
@@ -98,13 +99,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"JupyterLab (instructor: nbgrader, formgrader) on {root}", flush=True)
     else:
         root, path = ROOT, f"lab/tree/{NOTEBOOKS}"
-        print(f"JupyterLab sobre {ROOT / NOTEBOOKS}", flush=True)
+        print(t("JupyterLab on {path}", path=str(ROOT / NOTEBOOKS)), flush=True)
     cmd = command(port, token, host=args.host, browser=not args.no_browser, root_dir=root,
                   instructor=args.instructor)
     print(f"    http://{args.host}:{port}/{path}?token={token}", flush=True)
     if not args.instructor:
-        print("Edita src/minitorch/tensor.py, guarda y vuelve a ejecutar la celda. Para parar: "
-              "Ctrl-C.", flush=True)
+        print(_("Edit src/minitorch/tensor.py, save it and run the cell again. To stop: "
+                "Ctrl-C."), flush=True)
     environment = course.grading_env() if args.instructor else env()
     os.chdir(root)
     os.execve(sys.executable, cmd, environment)

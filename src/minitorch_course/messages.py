@@ -1,8 +1,10 @@
-"""The ONE place where check outcomes become prose (later translated: one table per language).
+"""The ONE place where check outcomes become prose, in the learner's language.
 
 Checks, the diagnosis and the engine checks return data (``minitorch_course.outcomes``): a
 message id and its parameters. This module turns them into the sentences a learner reads, for
-the graded notebook cells and for ``make check`` alike, so both print the same words.
+the graded notebook cells and for ``make check`` alike, so both print the same words. Every
+sentence goes through the gettext catalog (``minitorch_course.i18n``): Spanish by default,
+English with ``MINITORCH_LANG=en``. The English templates below are the message ids.
 """
 
 from __future__ import annotations
@@ -12,46 +14,68 @@ import textwrap
 from collections.abc import Callable, Sequence
 
 from minitorch_course.catalog import MISTAKES
+from minitorch_course.i18n import Msg, _, t, verbatim
 from minitorch_course.outcomes import PASS, Diagnosis, Fact, Outcome, RowReport
 
 BLOCK_WIDTH = 94  # a failure block fits make check's 100 columns with its 6-space indent
 
+
+def N_(msgid: str) -> str:
+    """Mark a table's string for extraction; it is translated where it is shown."""
+    return msgid
+
+
 # kind -> what the table and the summaries call it
 KIND_LABELS: dict[str, str] = {
-    "reverse-broadcast": "reverse broadcasting missing",
-    "keepdims": "keepdims lost",
-    "transposed": "transposed",
-    "reshaped": "right elements, wrong shape",
-    "shape": "wrong gradient shape",
-    "missing-grad": "no gradient reached the input",
-    "zero": "zero where it should not be",
-    "sign": "sign flipped",
-    "factor": "off by a constant factor",
-    "ties": "wrong on ties",
-    "repeated-indices": "wrong at repeated indices",
-    "softmax-sum-term": "softmax backward without the sum term",
-    "exp-uses-input": "exp's backward uses the input",
-    "local-derivative": "wrong local derivative",
-    "unstable-forward": "numerically unstable forward",
-    "unstable-backward": "numerically unstable backward",
-    "forward": "forward wrong",
-    "forward-shape": "forward has the wrong shape",
-    "recursion": "recursive topological sort",
-    "double-counting": "a node visited twice (double counting)",
-    "topological-order": "wrong topological order",
-    "accumulate": "gradient overwritten instead of accumulated",
-    "freed-graph": "graph not freed / retain_graph ignored",
-    "engine": "engine bug",
-    "shape-error": "shape error",
-    "crash": "crash",
-    "values": "wrong values",
-    "swapped-inputs": "another input's gradient (swapped or copied)",
-    "missing-upstream": "upstream gradient g not multiplied in",
-    "at-output": "derivative taken at the output",
-    "wrong-axis": "along the wrong axis",
-    "stale-grad": "stale intermediate gradients (kept from the previous pass)",
-    "aliasing": "gradients share memory (aliasing)",
+    "reverse-broadcast": N_("reverse broadcasting missing"),
+    "keepdims": N_("keepdims lost"),
+    "transposed": N_("transposed"),
+    "reshaped": N_("right elements, wrong shape"),
+    "shape": N_("wrong gradient shape"),
+    "missing-grad": N_("no gradient reached the input"),
+    "zero": N_("zero where it should not be"),
+    "sign": N_("sign flipped"),
+    "factor": N_("off by a constant factor"),
+    "ties": N_("wrong on ties"),
+    "repeated-indices": N_("wrong at repeated indices"),
+    "softmax-sum-term": N_("softmax backward without the sum term"),
+    "exp-uses-input": N_("exp's backward uses the input"),
+    "local-derivative": N_("wrong local derivative"),
+    "unstable-forward": N_("numerically unstable forward"),
+    "unstable-backward": N_("numerically unstable backward"),
+    "forward": N_("forward wrong"),
+    "forward-shape": N_("forward has the wrong shape"),
+    "recursion": N_("recursive topological sort"),
+    "double-counting": N_("a node visited twice (double counting)"),
+    "topological-order": N_("wrong topological order"),
+    "accumulate": N_("gradient overwritten instead of accumulated"),
+    "freed-graph": N_("graph not freed / retain_graph ignored"),
+    "engine": N_("engine bug"),
+    "shape-error": N_("shape error"),
+    "crash": N_("crash"),
+    "values": N_("wrong values"),
+    "swapped-inputs": N_("another input's gradient (swapped or copied)"),
+    "missing-upstream": N_("upstream gradient g not multiplied in"),
+    "at-output": N_("derivative taken at the output"),
+    "wrong-axis": N_("along the wrong axis"),
+    "stale-grad": N_("stale intermediate gradients (kept from the previous pass)"),
+    "aliasing": N_("gradients share memory (aliasing)"),
 }
+
+# the words a check's data uses for where it ran
+WORDS: dict[str, str] = {
+    "forward": N_("forward"),
+    "backward": N_("backward"),
+    "gradcheck": N_("gradcheck"),
+    "broadcast": N_("broadcast"),
+    "property": N_("property"),
+    "engine": N_("engine"),
+}
+
+
+def word(key: str) -> str:
+    """A check's word (a suite, a stage) in the learner's language."""
+    return _(WORDS[key]) if key in WORDS else key
 
 
 # ---------------------------------------------------------------- small pieces
@@ -64,7 +88,7 @@ def broadcast_report(shapes: list[Sequence[int]], names: list[str] | None = None
     """The shapes aligned to the right (a dimension table) and what happens on every axis."""
     from minitorch.errors import broadcast_table  # imported late: loading minitorch runs tensor.py
 
-    names = names or [f"shape {i}" for i in range(len(shapes))]
+    names = names or [t("shape {i}", i=i) for i in range(len(shapes))]
     ndim = max((len(s) for s in shapes), default=0)
     padded = [(None,) * (ndim - len(s)) + tuple(s) for s in shapes]
     words = []
@@ -73,213 +97,287 @@ def broadcast_report(shapes: list[Sequence[int]], names: list[str] | None = None
         big = {n for n in sizes if n != 1}
         axis = i - ndim
         if len(big) > 1:
-            words.append(f"axis {axis}: {' vs '.join(map(str, sizes))} clash")
+            words.append(t("axis {axis}: {sizes} clash", axis=axis,
+                           sizes=_(" vs ").join(map(str, sizes))))
         elif len(set(sizes)) > 1 or len(sizes) < len(column):
             size = big.pop() if big else 1
-            words.append(f"axis {axis}: broadcast to {size}")
-    table = broadcast_table([tuple(s) for s in shapes], names)
-    return table + ("\n" + "; ".join(words) if words else "")
+            words.append(t("axis {axis}: broadcast to {size}", axis=axis, size=size))
+    table = broadcast_table([tuple(s) for s in shapes], names, axis_label=_("axis"),
+                            result_label=_("result"))
+    return Msg(table + ("\n" + "; ".join(words) if words else ""))
 
 
 def raised(p: dict) -> str:
     """'ValueError: ... at tensor.py:123 (add: <line>)' from a crash's parameters."""
     at = p.get("at")
-    where = ""
     if at:
         code = f": {at['code']}" if at.get("code") else ""
-        where = f" at {at['file']}:{at['line']} ({at['function']}{code})"
-    return f"{p['error']}: {p['message']}{where}"
+        return t("{error}: {message} at {file}:{line} ({function}{code})", error=p["error"],
+                 message=p["message"], file=at["file"], line=at["line"],
+                 function=at["function"], code=code)
+    return verbatim(f"{p['error']}: {p['message']}")
 
 
-def _ratio(r: float) -> str:
+def _fraction(r: float) -> int | None:
+    """n when r is 1/n (a divisor), else None."""
     if r != 0 and abs(r) < 1 and abs(1.0 / r - round(1.0 / r)) < 1e-6 * abs(1.0 / r):
-        return f"1/{round(1.0 / r)} of"
-    return f"{r:.4g}×"
+        return round(1.0 / r)
+    return None
 
 
 def _subject(p: dict) -> str:
     s = p.get("subject") or {}
     if "call" in s:
-        return (f"unbroadcast(g of shape {fmt(s['call'])}, {fmt(p['want'])}) returns shape "
-                f"{fmt(p['got'])}")
+        return t("unbroadcast(g of shape {call}, {want}) returns shape {got}",
+                 call=fmt(s["call"]), want=fmt(p["want"]), got=fmt(p["got"]))
     if s.get("unbroadcast"):
-        return f"unbroadcast returns shape {fmt(p['got'])}"
-    return f"the gradient has shape {fmt(p['got'])}"
+        return t("unbroadcast returns shape {got}", got=fmt(p["got"]))
+    return t("the gradient has shape {got}", got=fmt(p["got"]))
 
 
 def _reverse_broadcast(p: dict) -> str:
     lead, ones = p["lead"], p["ones"]
     parts = []
     if lead:
-        parts.append(f"{fmt(lead)} added in front by broadcasting")
+        parts.append(t("{axes} added in front by broadcasting", axes=fmt(lead)))
     if ones:
-        parts.append(f"{fmt(ones)} where the input has size 1, with keepdims=True")
-    same = " Once summed, its values are exactly right." if p.get("same") else ""
-    return (f"Reverse broadcasting missing: sum over axes {fmt(lead + ones)} "
-            f"({'; '.join(parts)}). Here {_subject(p)}, but the input is {fmt(p['want'])}: "
-            f"summing the gradient back down to the input's shape is unbroadcast's job.{same}")
+        parts.append(t("{axes} where the input has size 1, with keepdims=True", axes=fmt(ones)))
+    text = t("Reverse broadcasting missing: sum over axes {axes} ({parts}). Here {subject}, but "
+             "the input is {want}: summing the gradient back down to the input's shape is "
+             "unbroadcast's job.", axes=fmt(lead + ones), parts=Msg("; ".join(parts)),
+             subject=_subject(p), want=fmt(p["want"]))
+    if p.get("same"):
+        text += " " + _("Once summed, its values are exactly right.")
+    return text
 
 
 def _factor_head(p: dict) -> str:
-    return (f"Off by a constant factor: every element of the {p['what']} is "
-            f"{_ratio(p['ratio'])} the right one")
+    n = _fraction(p["ratio"])
+    if p.get("what") == "output":
+        if n is not None:
+            return t("Off by a constant factor: every element of the output is 1/{n} of the "
+                     "right one", n=n)
+        return t("Off by a constant factor: every element of the output is {ratio:.4g}× the "
+                 "right one", ratio=p["ratio"])
+    if n is not None:
+        return t("Off by a constant factor: every element of the gradient is 1/{n} of the "
+                 "right one", n=n)
+    return t("Off by a constant factor: every element of the gradient is {ratio:.4g}× the "
+             "right one", ratio=p["ratio"])
 
 
 def _table(shapes: list, limit: int = 3) -> str:
     if len(shapes) < 2:
         return ""
-    return "\nShapes aligned to the right:\n" + broadcast_report(shapes[:limit])
+    return "\n" + _("Shapes aligned to the right:") + "\n" + broadcast_report(shapes[:limit])
+
+
+def _i(p: dict) -> int:
+    return p.get("index", 0)
 
 
 # ---------------------------------------------------------------- diagnoses
+def _values(p: dict) -> str:
+    if p.get("count"):
+        head = t("{count} of {size} elements of the gradient are wrong, in no pattern the checks "
+                 "recognise", count=p["count"], size=p["size"])
+    else:
+        head = _("Wrong gradient values, in no pattern the checks recognise")
+    return head + t(" (not a sign, a constant factor, a transpose, two inputs' gradients swapped, "
+                    "a missing upstream g, the derivative taken at the output). Re-derive "
+                    "{method}'s local derivative ({formula}) for input {index} and multiply it "
+                    "by the upstream gradient g.", method=p["method"], formula=p["formula"],
+                    index=_i(p))
+
+
+def _factor_of_input(p: dict) -> str:
+    factor = _("the output") if p["factor"] == -1 else t("input {j}", j=p["factor"])
+    kw = {"factor": Msg(factor), "method": p["method"], "index": _i(p), "formula": p["formula"]}
+    if p["power"] == 1:
+        return t("Off by a factor that varies per element: every element of the gradient is the "
+                 "right one times {factor}. {method}'s local derivative has a factor {factor} "
+                 "too many (input {index}'s gradient; {formula}).", **kw)
+    return t("Off by a factor that varies per element: every element of the gradient is the "
+             "right one divided by {factor}. {method}'s local derivative is missing a factor "
+             "{factor} (input {index}'s gradient; {formula}).", **kw)
+
+
+def _nonfinite_backward(p: dict) -> str:
+    if p.get("negative", -1) >= 0:
+        return t("{count} of {size} elements of input {index}'s gradient are inf/NaN where the "
+                 "right ones are finite, exactly where input {negative} is negative: a log or a "
+                 "square root of input {negative} in the backward (is it the right operand?).",
+                 count=p["count"], size=p["size"], index=p["index"], negative=p["negative"])
+    return t("{count} of {size} elements of input {index}'s gradient are inf/NaN where the right "
+             "ones are finite: a log or square root of a negative number, a division by zero or "
+             "an overflow in the backward formula.", count=p["count"], size=p["size"],
+             index=p["index"])
+
+
+def _unstable_forward(p: dict) -> str:
+    tail = _(" where torch's stays finite. exp of a large logit overflows: subtract the max first "
+             "(log-sum-exp: log Σ e^z = m + log Σ e^(z - m)).")
+    if p.get("big"):
+        return t("Numerically unstable forward: it overflows to inf/NaN (inputs up to "
+                 "|{big:g}|)", big=p["big"]) + tail
+    return _("Numerically unstable forward: it overflows to inf/NaN") + tail
+
+
+def _shape_error(p: dict) -> str:
+    if p["backward"]:
+        text = t("A shape error in the backward: {raised}.", raised=Msg(raised(p)))
+    else:
+        text = t("A shape error: {raised}.", raised=Msg(raised(p)))
+    return text + _table(p["shapes"])
+
+
+def _numpy_crash(p: dict) -> str:
+    text = t("NumPy refused an operation in {where}: {error}: {message}. NumPy raised it, not the "
+             "course: the arrays combined at that line do not have the shapes the code assumes "
+             "(print g.shape and the shapes of the arrays saved by the forward).",
+             where=_place(p), error=p["error"], message=p["message"])
+    at = p.get("at")
+    if at:
+        text += "\n" + t("At {file}:{line} ({function}: {code})", file=at["file"],
+                         line=at["line"], function=at["function"], code=at["code"])
+    return text
+
+
+def _place(p: dict) -> str:
+    """Where a NumPy error was raised: an op's forward or backward, or the engine."""
+    method = p.get("method")
+    if not method:
+        return _("the engine")
+    if p.get("backward"):
+        return t("{method}'s backward", method=method)
+    return t("{method}'s forward", method=method)
+
+
 DIAGNOSES: dict[str, Callable[[dict], str]] = {
     "reverse-broadcast": _reverse_broadcast,
-    "keepdims-lost": lambda p: (
-        f"keepdims lost: {_subject(p)} but the input is {fmt(p['want'])}: its size-1 axes were "
-        "summed away. Sum over them with keepdims=True (or np.expand_dims them back) so the "
-        "gradient keeps the input's shape."),
-    "transposed-shape": lambda p: (
-        f"Transposed: {_subject(p)}, a permutation of the input's {fmt(p['want'])}. A "
-        "transpose's backward applies the INVERSE permutation (np.argsort(axes)); on a batched "
-        "array .T reverses every axis, swap only the last two (np.swapaxes(x, -1, -2))."),
-    "reshaped": lambda p: (
-        f"Right number of elements, wrong shape: {_subject(p)} but the input is "
-        f"{fmt(p['want'])}; reshape it back to the input's shape."),
-    "shape": lambda p: (
-        f"Wrong gradient shape: {_subject(p)} but it must have the input's shape "
-        f"{fmt(p['want'])}. Shapes aligned to the right:\n"
-        + broadcast_report([p["want"], p["got"]], ["input", "gradient"])),
-    "unbroadcast-raised": lambda p: (
-        f"Reverse broadcasting failed: unbroadcast(grad of shape {fmt(p['got'])}, "
-        f"{fmt(p['want'])}) raised {p['error']}: {p['message']}."),
-    "missing-grad": lambda p: (
-        f"No gradient reached input {p['index']}: its .grad is None. The op must list it in "
-        "_prev and its _backward must return one gradient per parent, in the same order."),
-    "unstable-backward": lambda p: (
-        "The gradient has inf/NaN where the right one is finite: a numerically unstable "
-        "backward (a division by a tiny number, an exponential of a large one); reuse the "
-        "forward's stable values (e.g. the softmax) instead of recomputing them."),
-    "all-zero": lambda p: (
+    "keepdims-lost": lambda p: t(
+        "keepdims lost: {subject} but the input is {want}: its size-1 axes were summed away. Sum "
+        "over them with keepdims=True (or np.expand_dims them back) so the gradient keeps the "
+        "input's shape.", subject=_subject(p), want=fmt(p["want"])),
+    "transposed-shape": lambda p: t(
+        "Transposed: {subject}, a permutation of the input's {want}. A transpose's backward "
+        "applies the INVERSE permutation (np.argsort(axes)); on a batched array .T reverses "
+        "every axis, swap only the last two (np.swapaxes(x, -1, -2)).", subject=_subject(p),
+        want=fmt(p["want"])),
+    "reshaped": lambda p: t(
+        "Right number of elements, wrong shape: {subject} but the input is {want}; reshape it "
+        "back to the input's shape.", subject=_subject(p), want=fmt(p["want"])),
+    "shape": lambda p: t(
+        "Wrong gradient shape: {subject} but it must have the input's shape {want}. Shapes "
+        "aligned to the right:", subject=_subject(p), want=fmt(p["want"])) + "\n"
+        + broadcast_report([p["want"], p["got"]], [_("input"), _("gradient")]),
+    "unbroadcast-raised": lambda p: t(
+        "Reverse broadcasting failed: unbroadcast(grad of shape {got}, {want}) raised {error}: "
+        "{message}.", got=fmt(p["got"]), want=fmt(p["want"]), error=p["error"],
+        message=p["message"]),
+    "missing-grad": lambda p: t(
+        "No gradient reached input {index}: its .grad is None. The op must list it in _prev and "
+        "its _backward must return one gradient per parent, in the same order.",
+        index=p["index"]),
+    "unstable-backward": lambda p: _(
+        "The gradient has inf/NaN where the right one is finite: a numerically unstable backward "
+        "(a division by a tiny number, an exponential of a large one); reuse the forward's "
+        "stable values (e.g. the softmax) instead of recomputing them."),
+    "all-zero": lambda p: _(
         "The gradient is all zeros where it should not be: backward never wrote it, returned "
         "zeros, or a later write overwrote it."),
-    "sign": lambda p: (
+    "sign": lambda p: t(
         "Sign flipped: the gradient is exactly the negative of the right one. Check the minus "
-        f"signs in {p['method']}'s derivative ({p['formula']})."),
-    "transposed-values": lambda p: (
+        "signs in {method}'s derivative ({formula}).", method=p["method"], formula=p["formula"]),
+    "transposed-values": lambda p: _(
         "Transposed: the gradient equals the right one with its last two axes swapped (for "
         "a @ b: grad_a = g @ bᵀ, grad_b = aᵀ @ g)."),
-    "factor-double": lambda p: (
-        f"{_factor_head(p)}: double counting. A contribution was added twice (accumulated once "
-        "too often, a node processed twice, or a stray 2)."),
-    "factor-half": lambda p: (
-        f"{_factor_head(p)}: half of it. A factor 1/2 too many, or one of two equal "
-        "contributions was lost (overwritten instead of accumulated)."),
-    "factor-divided": lambda p: (
-        f"{_factor_head(p)}: divided by {p['k']} once too often (a mean divisor or a batch size "
-        "applied twice)."),
-    "factor-division-missing": lambda p: (
-        f"{_factor_head(p)}: a division by {p['k']} is missing (a mean's count or a batch size "
-        "N)."),
-    "factor-averaged-copies": lambda p: (
-        f"{_factor_head(p)}, and {p['k']} is the number of copies broadcasting made of input "
-        f"{p.get('index', 0)}: each copy contributes, so their gradients must be SUMMED, not "
-        "averaged."),
-    "factor-scale": lambda p: f"{_factor_head(p)}: the derivative's form is right, its scale is not.",
-    "zero-where": lambda p: (
-        f"Zero where it should not be: {p['count']} of {p['size']} elements are 0 but should not "
-        f"be (first at {fmt(p['first'])}); everything else is right. A mask or a condition is "
-        "too strict."),
-    "values": lambda p: (
-        (f"{p['count']} of {p['size']} elements of the gradient are wrong, in no pattern the "
-         "checks recognise" if p.get("count") else "Wrong gradient values, in no pattern the "
-         "checks recognise")
-        + " (not a sign, a constant factor, a transpose, two inputs' gradients swapped, a "
-        "missing upstream g, the derivative taken at the output). Re-derive "
-        f"{p['method']}'s local derivative ({p['formula']}) for input {p.get('index', 0)} and "
-        "multiply it by the upstream gradient g."),
-    "values-same-every-row": lambda p: (
-        f"{p['count']} of {p['size']} elements of input {p.get('index', 0)}'s gradient are "
-        "wrong, and the error is the same in every row: it depends on the column only. Check "
-        f"the term of {p['method']}'s backward that is indexed by column: x[:, idx] selects "
-        "whole columns; one element per row is x[np.arange(N), idx]."),
-    "values-degenerate": lambda p: (
-        f"{p['method']}'s gradient for input {p.get('index', 0)} is wrong, on a case with a "
-        "single non-zero element: one number cannot tell a wrong factor from a wrong formula. "
-        f"Re-derive {p['method']}'s local derivative ({p['formula']}) and multiply it by g."),
-    "swapped-shape": lambda p: (
-        f"Gradients swapped? input {p['index']}'s gradient has shape {fmt(p['got'])}, the "
-        f"shape of input {p['other']}, not its own {fmt(p['want'])}. {p['method']}'s backward "
-        "must return one gradient per parent, in the order of _prev (a, then b)."),
-    "factor-of-input": lambda p: (
-        "Off by a factor that varies per element: every element of the gradient is the right "
-        + ("one times " if p["power"] == 1 else "one divided by ") + f"{p['factor']}. "
-        + (f"{p['method']}'s local derivative has a factor {p['factor']} too many"
-           if p["power"] == 1 else
-           f"{p['method']}'s local derivative is missing a factor {p['factor']}")
-        + f" (input {p.get('index', 0)}'s gradient; {p['formula']})."),
-    "nonfinite-backward": lambda p: (
-        f"{p['count']} of {p['size']} elements of input {p['index']}'s gradient are inf/NaN "
-        "where the right ones are finite"
-        + (f", exactly where input {p['negative']} is negative: a log or a square root of "
-           f"input {p['negative']} in the backward (is it the right operand?)"
-           if p.get("negative", -1) >= 0 else
-           ": a log or square root of a negative number, a division by zero or an overflow "
-           "in the backward formula") + "."),
-    "swapped-inputs": lambda p: (
-        f"Input {p['index']}'s gradient is exactly the one input {p['other']} should get: "
-        "the two gradients are swapped, or one was written in place of the other. "
-        f"{p['method']}'s backward must return one gradient per "
-        "parent, in the order of _prev, and each uses the OTHER operand where the derivative "
-        "says so (d(ab)/da = b)."),
-    "missing-upstream": lambda p: (
-        f"Upstream gradient missing: input {p['index']}'s gradient is exactly {p['method']}'s "
-        "local derivative, not multiplied by the upstream gradient g (the chain rule: "
-        "return g * local). It passes only when g is all ones, as after a plain .sum()."),
-    "at-output": lambda p: (
-        f"Derivative taken at the wrong point: the gradient is exactly {p['method']}'s right "
-        "derivative evaluated at the OUTPUT y instead of at the input a. Write the derivative "
-        "as a function of a (or, if you write it with y, do not apply it to y's own "
-        "function again)."),
-    "unstable-forward": lambda p: (
-        "Numerically unstable forward: it overflows to inf/NaN"
-        + (f" (inputs up to |{p['big']:g}|)" if p.get("big") else "")
-        + " where torch's stays finite. exp of a large logit overflows: subtract the max first "
-        "(log-sum-exp: log Σ e^z = m + log Σ e^(z - m))."),
-    "forward-sign": lambda p: "Sign flipped in the forward pass.",
-    "forward": lambda p: f"The forward values are wrong: compare with the formula {p['formula']}.",
-    "keepdims-ignored": lambda p: (
+    "factor-double": lambda p: _factor_head(p) + _(
+        ": double counting. A contribution was added twice (accumulated once too often, a node "
+        "processed twice, or a stray 2)."),
+    "factor-half": lambda p: _factor_head(p) + _(
+        ": half of it. A factor 1/2 too many, or one of two equal contributions was lost "
+        "(overwritten instead of accumulated)."),
+    "factor-divided": lambda p: _factor_head(p) + t(
+        ": divided by {k} once too often (a mean divisor or a batch size applied twice).",
+        k=p["k"]),
+    "factor-division-missing": lambda p: _factor_head(p) + t(
+        ": a division by {k} is missing (a mean's count or a batch size N).", k=p["k"]),
+    "factor-averaged-copies": lambda p: _factor_head(p) + t(
+        ", and {k} is the number of copies broadcasting made of input {index}: each copy "
+        "contributes, so their gradients must be SUMMED, not averaged.", k=p["k"], index=_i(p)),
+    "factor-scale": lambda p: _factor_head(p) + _(
+        ": the derivative's form is right, its scale is not."),
+    "zero-where": lambda p: t(
+        "Zero where it should not be: {count} of {size} elements are 0 but should not be (first "
+        "at {first}); everything else is right. A mask or a condition is too strict.",
+        count=p["count"], size=p["size"], first=fmt(p["first"])),
+    "values": _values,
+    "values-same-every-row": lambda p: t(
+        "{count} of {size} elements of input {index}'s gradient are wrong, and the error is the "
+        "same in every row: it depends on the column only. Check the term of {method}'s backward "
+        "that is indexed by column: x[:, idx] selects whole columns; one element per row is "
+        "x[np.arange(N), idx].", count=p["count"], size=p["size"], index=_i(p),
+        method=p["method"]),
+    "values-degenerate": lambda p: t(
+        "{method}'s gradient for input {index} is wrong, on a case with a single non-zero "
+        "element: one number cannot tell a wrong factor from a wrong formula. Re-derive "
+        "{method}'s local derivative ({formula}) and multiply it by g.", method=p["method"],
+        index=_i(p), formula=p["formula"]),
+    "swapped-shape": lambda p: t(
+        "Gradients swapped? input {index}'s gradient has shape {got}, the shape of input "
+        "{other}, not its own {want}. {method}'s backward must return one gradient per parent, "
+        "in the order of _prev (a, then b).", index=p["index"], got=fmt(p["got"]),
+        other=p["other"], want=fmt(p["want"]), method=p["method"]),
+    "factor-of-input": _factor_of_input,
+    "nonfinite-backward": _nonfinite_backward,
+    "swapped-inputs": lambda p: t(
+        "Input {index}'s gradient is exactly the one input {other} should get: the two "
+        "gradients are swapped, or one was written in place of the other. {method}'s backward "
+        "must return one gradient per parent, in the order of _prev, and each uses the OTHER "
+        "operand where the derivative says so (d(ab)/da = b).", index=p["index"],
+        other=p["other"], method=p["method"]),
+    "missing-upstream": lambda p: t(
+        "Upstream gradient missing: input {index}'s gradient is exactly {method}'s local "
+        "derivative, not multiplied by the upstream gradient g (the chain rule: return g * "
+        "local). It passes only when g is all ones, as after a plain .sum().",
+        index=p["index"], method=p["method"]),
+    "at-output": lambda p: t(
+        "Derivative taken at the wrong point: the gradient is exactly {method}'s right derivative "
+        "evaluated at the OUTPUT y instead of at the input a. Write the derivative as a function "
+        "of a (or, if you write it with y, do not apply it to y's own function again).",
+        method=p["method"]),
+    "unstable-forward": _unstable_forward,
+    "forward-sign": lambda p: _("Sign flipped in the forward pass."),
+    "forward": lambda p: t("The forward values are wrong: compare with the formula {formula}.",
+                           formula=p["formula"]),
+    "keepdims-ignored": lambda p: _(
         "keepdims ignored: with keepdims=True each reduced axis stays in the output as a 1."),
-    "forward-axes": lambda p: (
+    "forward-axes": lambda p: _(
         "Check axis and keepdims: the output drops each reduced axis, or keeps it as a 1 with "
         "keepdims=True."),
-    "forward-permuted": lambda p: (
+    "forward-permuted": lambda p: _(
         "The output's axes are permuted: check the order of the axes (transpose/matmul)."),
-    "forward-shape": lambda p: (
-        f"The forward output must have the shape torch gives, {fmt(p['want'])}."),
-    "recursion": lambda p: (
-        f"{raised(p)}. A recursive depth-first search overflows Python's call stack (about 1000 "
-        "frames) on a deep graph; walk it with a while loop over an explicit stack."),
-    "shape-error": lambda p: (
-        f"A shape error{' in the backward' if p['backward'] else ''}: {raised(p)}."
-        + _table(p["shapes"])),
+    "forward-shape": lambda p: t(
+        "The forward output must have the shape torch gives, {want}.", want=fmt(p["want"])),
+    "recursion": lambda p: t(
+        "{raised}. A recursive depth-first search overflows Python's call stack (about 1000 "
+        "frames) on a deep graph; walk it with a while loop over an explicit stack.",
+        raised=Msg(raised(p))),
+    "shape-error": _shape_error,
     "crash": raised,
-    "crash-empty-axis": lambda p: (
-        "This case has a size-0 axis (an empty tensor), where torch returns an empty result "
-        "(nan for a mean over nothing) instead of raising. A reduction with no identity raises "
-        "on an empty axis unless given one (x.max(axis=..., keepdims=True, initial=-np.inf)); "
-        "an empty sum is 0 and needs nothing. Raised: " + raised(p)),
-    "numpy-crash": lambda p: (
-        f"NumPy refused an operation in {p['where']}: {p['error']}: {p['message']}. NumPy "
-        "raised it, not the course: the arrays combined at that line do not have the shapes "
-        "the code assumes (print g.shape and the shapes of the arrays saved by the forward)."
-        + (f"\nAt {p['at']['file']}:{p['at']['line']} ({p['at']['function']}: "
-           f"{p['at']['code']})" if p.get("at") else "")),
+    "crash-empty-axis": lambda p: t(
+        "This case has a size-0 axis (an empty tensor), where torch returns an empty result (nan "
+        "for a mean over nothing) instead of raising. A reduction with no identity raises on an "
+        "empty axis unless given one (x.max(axis=..., keepdims=True, initial=-np.inf)); an empty "
+        "sum is 0 and needs nothing. Raised: {raised}", raised=Msg(raised(p))),
+    "numpy-crash": _numpy_crash,
     # the engine checks' own diagnoses complete their fact's text
-    "engine-stale": lambda p: (
+    "engine-stale": lambda p: _(
         " Twice the right value after the second pass: the second backward() added onto the "
-        "first pass's gradients of the INTERMEDIATE nodes. Reset every non-leaf node's .grad "
-        "at the start of backward() (leaves keep accumulating across calls)."),
-    "engine-half": lambda p: (
+        "first pass's gradients of the INTERMEDIATE nodes. Reset every non-leaf node's .grad at "
+        "the start of backward() (leaves keep accumulating across calls)."),
+    "engine-half": lambda p: _(
         " (Half the right gradient: one of two contributions was overwritten instead of "
         "accumulated.)"),
     "engine-unbroadcast-shape": lambda p: "\n" + DIAGNOSES[p["shape_id"]](p),
@@ -291,10 +389,10 @@ def diagnosis_text(d: Diagnosis, full: bool = True) -> str:
     p = d.params
     if d.id in MISTAKES:
         words = {k: fmt(v) if isinstance(v, list) else v for k, v in p.items()}
-        hint = MISTAKES[d.id].hint.format(**{**words, "raised": raised(p["raised"])
-                                             if "raised" in p else ""})
+        words["raised"] = Msg(raised(p["raised"])) if "raised" in p else ""
+        hint = t(MISTAKES[d.id].hint, **words)
         if d.kind == "factor" and "ratio" in p:
-            text = f"{_factor_head(p)}{'. ' if hint[:1].isupper() else ': '}{hint}"
+            text = _factor_head(p) + ((". " if hint[:1].isupper() else ": ") + hint)
         else:
             text = hint
         if "shapes" in p:
@@ -304,208 +402,300 @@ def diagnosis_text(d: Diagnosis, full: bool = True) -> str:
     else:
         return ""
     if p.get("forward"):
-        text += " The forward is wrong, so the backward was not checked."
+        text += " " + _("The forward is wrong, so the backward was not checked.")
     if full and "raised" in p and d.id not in MISTAKES:
-        text += f"\n(raised: {raised(p['raised'])})"
+        text += "\n" + t("(raised: {raised})", raised=Msg(raised(p["raised"])))
     return text
 
 
 # ---------------------------------------------------------------- what the checks observed
 def _where(p: dict) -> str:
-    return (f"{p['row']} backward on {p['case']}, gradient of input {p['index']} "
-            f"(shape {fmt(p['shape'])})")
+    return t("{row} backward on {case}, gradient of input {index} (shape {shape})", row=p["row"],
+             case=p["case"], index=p["index"], shape=fmt(p["shape"]))
 
 
 def _engine_values(p: dict) -> str:
-    ratio = f" Every element is {p['ratio']:g}× the right one." if p.get("ratio") is not None \
-        else ""
-    return (f"{ENGINE_WHERE[p['where']](p)}: element {fmt(p['element'])}: got {p['got']!r}, "
-            f"expected {p['want']!r} (|difference| {p['diff']:.3g}).{ratio} "
-            f"{_engine_hint(p)}").rstrip()
+    text = t("{where}: element {element}: got {got!r}, expected {want!r} (|difference| "
+             "{diff:.3g}).", where=ENGINE_WHERE[p["where"]](p), element=fmt(p["element"]),
+             got=p["got"], want=p["want"], diff=p["diff"])
+    if p.get("ratio") is not None:
+        text += " " + t("Every element is {ratio:g}× the right one.", ratio=p["ratio"])
+    return (text + " " + _engine_hint(p)).rstrip()
 
 
 def _engine_hint(p: dict) -> str:
     if p.get("mistake"):  # a catalog mistake's hint follows (the diagnosis)
         return ""
-    return UNBROADCAST_HINTS[p["hint"]](p) if p.get("hint") else ENGINE_HINTS.get(p["where"], "")
+    if p.get("hint"):
+        return UNBROADCAST_HINTS[p["hint"]](p)
+    return _(ENGINE_HINTS[p["where"]]) if p["where"] in ENGINE_HINTS else ""
+
+
+def _not_started(p: dict) -> str:
+    if p.get("function") and p.get("lab"):
+        text = t("{function}: not written yet (notebooks/{lab}.ipynb)", function=p["function"],
+                 lab=p["lab"])
+    else:  # raised by something else than the stub: its own words
+        text = verbatim(p["message"])
+    if p.get("needs"):
+        text += "\n" + t("Your backward() calls {needs}, which a later lab asks for. Until then "
+                         "call it only when g.shape != parent.shape.", needs=p["needs"])
+    return text
+
+
+def _grad_stopped(p: dict) -> str:
+    if p.get("a_got"):
+        middle = _(" although the intermediate a = x² got one: a's _backward ran before its "
+                   "gradient arrived, or never ran. ")
+    else:
+        middle = _(" and so is the intermediate a = x²'s: the gradient stopped at the output. ")
+    return (_("backward of s = Σ x², x of shape (3, 5): s.grad holds the seed, but x.grad is None")
+            + middle + _("Walk the topological order REVERSED (children before parents: a "
+                         "node's .grad is complete only once every node that consumes it has "
+                         "run) and hand each _backward's results to the nodes in node._prev."))
+
+
+def _gradcheck_values(p: dict) -> str:
+    kw = {k: p[k] for k in ("row", "case", "index", "numerical", "analytical", "diff", "atol",
+                            "rtol", "tol", "count", "size", "eps")}
+    kw.update(shape=fmt(p["shape"]), element=fmt(p["element"]), magnitude=abs(p["numerical"]))
+    head = t("gradcheck of {row} on {case}, input {index} (shape {shape}): element {element}: "
+             "numerical {numerical:.10g}, analytical {analytical:.10g}; |analytical - numerical| = "
+             "{diff:.3g} > atol + rtol·|numerical| = {atol:g} + {rtol:g}·{magnitude:.3g} = "
+             "{tol:.3g}.", **kw)
+    if p["random"]:
+        tail = t("{count} of {size} elements outside the tolerance (central differences, "
+                 "eps={eps:g}, random upstream gradient).", **kw)
+    else:
+        tail = t("{count} of {size} elements outside the tolerance (central differences, "
+                 "eps={eps:g}).", **kw)
+    return head + "\n" + tail
+
+
+def _graph(p: dict) -> str:
+    return _(TOPO_GRAPHS[p["graph"]])
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names)
 
 
 FACTS: dict[str, Callable[[dict], str]] = {
-    "not-started": lambda p: p["message"] + (
-        f"\nYour backward() calls {p['needs']}, which a later lab asks for. Until then call it "
-        "only when g.shape != parent.shape." if p.get("needs") else ""),
-    "gradcheck-skipped": lambda p: f"central differences are not meaningful on {p['case']}",
-    "engine-passed": lambda p: f"{p['count']} checks",
-    "forward-shape-mismatch": lambda p: (
-        f"{p['row']} forward on {p['case']}: output shape {fmt(p['got'])}, torch gives "
-        f"{fmt(p['want'])}."),
-    "forward-values": lambda p: (
-        f"{p['row']} forward on {p['case']}: element {fmt(p['element'])}: minitorch "
-        f"{p['got']:.10g}, torch {p['want']:.10g}, |difference| {p['diff']:.3g} > "
-        f"{p['atol']:g} + {p['rtol']:g}·|torch|."),
-    "grad-none": lambda p: f"{_where(p)}: .grad is None.",
-    "grad-shape-mismatch": lambda p: (
-        f"{_where(p)}: gradient shape {fmt(p['got'])}, expected {fmt(p['want'])}."),
-    "grad-values": lambda p: (
-        f"{_where(p)}: element {fmt(p['element'])}: minitorch {p['got']:.10g}, torch "
-        f"{p['want']:.10g} (|difference| {p['diff']:.3g})."),
-    "crashed": lambda p: (
-        f"{p['row']} {p['stage']} on {p['case']} raised {p['error']} (input shapes "
-        f"{', '.join(fmt(s) for s in p['shapes'])})."),
-    "gradcheck-failed": lambda p: f"{p['message']} (case {p['case']})",
+    "not-started": _not_started,
+    "gradcheck-skipped": lambda p: t("central differences are not meaningful on {case}",
+                                     case=p["case"]),
+    "engine-passed": lambda p: t("{count} checks", count=p["count"]),
+    "forward-shape-mismatch": lambda p: t(
+        "{row} forward on {case}: output shape {got}, torch gives {want}.", row=p["row"],
+        case=p["case"], got=fmt(p["got"]), want=fmt(p["want"])),
+    "forward-values": lambda p: t(
+        "{row} forward on {case}: element {element}: minitorch {got:.10g}, torch {want:.10g}, "
+        "|difference| {diff:.3g} > {atol:g} + {rtol:g}·|torch|.", row=p["row"], case=p["case"],
+        element=fmt(p["element"]), got=p["got"], want=p["want"], diff=p["diff"],
+        atol=p["atol"], rtol=p["rtol"]),
+    "grad-none": lambda p: t("{where}: .grad is None.", where=_where(p)),
+    "grad-shape-mismatch": lambda p: t(
+        "{where}: gradient shape {got}, expected {want}.", where=_where(p), got=fmt(p["got"]),
+        want=fmt(p["want"])),
+    "grad-values": lambda p: t(
+        "{where}: element {element}: minitorch {got:.10g}, torch {want:.10g} (|difference| "
+        "{diff:.3g}).", where=_where(p), element=fmt(p["element"]), got=p["got"],
+        want=p["want"], diff=p["diff"]),
+    "crashed": lambda p: t(
+        "{row} {stage} on {case} raised {error} (input shapes {shapes}).", row=p["row"],
+        stage=word(p["stage"]), case=p["case"], error=p["error"],
+        shapes=", ".join(fmt(s) for s in p["shapes"])),
+    "gradcheck-none": lambda p: t(
+        "gradcheck of {row} on {case}, input {index} (shape {shape}): backward left its .grad as "
+        "None, but the numerical gradient is not zero (max |numerical| = {biggest:.3g}). Does the "
+        "op list this input in _prev and return a gradient for it?", row=p["row"],
+        case=p["case"], index=p["index"], shape=fmt(p["shape"]), biggest=p["biggest"]),
+    "gradcheck-shape": lambda p: t(
+        "gradcheck of {row} on {case}, input {index}: the analytical gradient has shape {got} "
+        "but the input has shape {shape}.", row=p["row"], case=p["case"], index=p["index"],
+        got=fmt(p["got"]), shape=fmt(p["shape"])),
+    "gradcheck-values": _gradcheck_values,
     # engine checks (lab 00 and unbroadcast)
-    "engine-grad-none": lambda p: (
-        f"{ENGINE_WHERE[p['where']](p)}: .grad is None, expected an array of shape "
-        f"{fmt(p['want_shape'])}. " + (_engine_hint(p) or "backward() never reached this node.")),
-    "engine-grad-shape": lambda p: (
-        f"{ENGINE_WHERE[p['where']](p)}: gradient shape {fmt(p['got'])}, expected "
-        f"{fmt(p['want_shape'])}. {_engine_hint(p)}"),
+    "engine-grad-none": lambda p: t(
+        "{where}: .grad is None, expected an array of shape {want}.",
+        where=ENGINE_WHERE[p["where"]](p), want=fmt(p["want_shape"])) + " " + (
+        _engine_hint(p) or _("backward() never reached this node.")),
+    "engine-grad-shape": lambda p: (t(
+        "{where}: gradient shape {got}, expected {want}.", where=ENGINE_WHERE[p["where"]](p),
+        got=fmt(p["got"]), want=fmt(p["want_shape"])) + " " + _engine_hint(p)).rstrip(),
     "engine-grad-values": _engine_values,
-    "engine-grad-stopped": lambda p: (
-        "backward of s = Σ x², x of shape (3,5): s.grad holds the seed, but x.grad is None"
-        + (" although the intermediate a = x² got one: a's _backward ran before its gradient "
-           "arrived, or never ran. " if p.get("a_got") else
-           " and so is the intermediate a = x²'s: the gradient stopped at the output. ")
-        + "Walk the topological order REVERSED (children before parents: a node's .grad is "
-        "complete only once every node that consumes it has run) and hand each _backward's "
-        "results to the nodes in node._prev."),
-    "engine-retain-ignored": lambda p: (
+    "engine-grad-stopped": _grad_stopped,
+    "engine-retain-ignored": lambda p: t(
         "out.backward(retain_graph=True) then out.backward() again: the second call raised "
-        f"BackwardError ({p['message'][:60]}…). retain_graph=True was ignored: free a node "
-        "(node._prev = (), node._backward = None) only when retain_graph is False."),
-    "engine-constant-got-grad": lambda p: (
+        "BackwardError ({message}…). retain_graph=True was ignored: free a node (node._prev = "
+        "(), node._backward = None) only when retain_graph is False.",
+        message=p["message"][:60]),
+    "engine-constant-got-grad": lambda p: t(
         "backward of y = x·k: the constant k (requires_grad=False) got a .grad of shape "
-        f"{fmt(p['shape'])}; it must stay None. Skip parents that do not require grad."),
-    "engine-grad-read-only": lambda p: (
-        f"after backward of s = Σ {p['leaf']}: {p['leaf']}.grad += 1 (an optimizer's in-place "
-        f"update) raised ValueError: {p['leaf']}.grad is a read-only view."),
-    "engine-grad-aliased": lambda p: (
+        "{shape}; it must stay None. Skip parents that do not require grad.",
+        shape=fmt(p["shape"])),
+    "engine-grad-read-only": lambda p: t(
+        "after backward of s = Σ {leaf}: {leaf}.grad += 1 (an optimizer's in-place update) "
+        "raised ValueError: {leaf}.grad is a read-only view.", leaf=p["leaf"]),
+    "engine-grad-aliased": lambda p: t(
         "backward of c = x + y (its _backward returns the same g for both parents): after "
-        f"x.grad += 1 (an optimizer's in-place update), {', '.join(p['changed'])} changed too."),
-    "engine-graph-kept": lambda p: (
-        f"after s.backward() without retain_graph, node(s) {', '.join(p['kept'])} still hold "
-        "their _prev / _backward. Free the graph like PyTorch: once a node's _backward has run, "
-        "set node._prev = () and node._backward = None (unless retain_graph), so its saved "
-        "arrays can be released."),
-    "topo-recursion": lambda p: (
-        f"_topological_order on {TOPO_GRAPHS[p['graph']]}: RecursionError. A recursive "
-        "depth-first search overflows Python's call stack (about 1000 frames); use a while loop "
-        "over an explicit stack of (node, parents_done) pairs."),
-    "topo-not-list": lambda p: (
-        f"_topological_order on {TOPO_GRAPHS[p['graph']]}: returned {p['type']}, expected a "
-        "list of Tensors"),
-    "topo-twice": lambda p: (
-        f"_topological_order on {TOPO_GRAPHS[p['graph']]}: {', '.join(p['twice'])} appear(s) "
-        f"more than once (order: {p['order']}). Mark a node visited the first time you reach it "
-        "and skip it afterwards; a node reached along two paths must be listed once."),
-    "topo-missing": lambda p: (
-        f"_topological_order on {TOPO_GRAPHS[p['graph']]}: {', '.join(p['missing'])} missing "
-        f"(order: {p['order']}). Follow every parent in node._prev that requires grad, all the "
-        "way to the leaves."),
-    "topo-unexpected": lambda p: (
-        f"_topological_order on {TOPO_GRAPHS[p['graph']]}: the order contains a node that needs "
-        f"no gradient (order: {p['order']}). Skip parents with requires_grad=False (constants)."),
-    "topo-parent-after": lambda p: (
-        f"_topological_order on {TOPO_GRAPHS[p['graph']]}: {p['parent']} comes after its child "
-        f"{p['child']} (order: {p['order']}). Append a node only after all its parents are in "
-        "the list (post-order), and return parents before children."),
-    "topo-last": lambda p: (
-        f"_topological_order on {TOPO_GRAPHS[p['graph']]}: the last node must be the one "
-        f"backward() starts from ({p['root']}); order: {p['order']}"),
-    "topo-deep-count": lambda p: (
-        f"_topological_order on a chain of 100,000 ops: {p['count']} nodes, expected 100001 "
-        "with the leaf first and the output last"),
-    "unbroadcast-modified": lambda p: (
-        f"{ENGINE_WHERE['unbroadcast'](p)} modified the grad it was given; return a new array "
-        "(the caller may still need it)."),
-    "unbroadcast-shape": lambda p: (
-        f"{ENGINE_WHERE['unbroadcast'](p)}: returned shape {fmt(p['got'])}, expected "
-        f"{fmt(p['want'])}. {_engine_hint(p)}"),
+        "x.grad += 1 (an optimizer's in-place update), {changed} changed too.",
+        changed=_names([_(ALIASED[c]) if c in ALIASED else c for c in p["changed"]])),
+    "engine-graph-kept": lambda p: t(
+        "after s.backward() without retain_graph, node(s) {kept} still hold their _prev / "
+        "_backward. Free the graph like PyTorch: once a node's _backward has run, set node._prev "
+        "= () and node._backward = None (unless retain_graph), so its saved arrays can be "
+        "released.", kept=_names(p["kept"])),
+    "topo-recursion": lambda p: t(
+        "_topological_order on {graph}: RecursionError. A recursive depth-first search overflows "
+        "Python's call stack (about 1000 frames); use a while loop over an explicit stack of "
+        "(node, parents_done) pairs.", graph=_graph(p)),
+    "topo-not-list": lambda p: t(
+        "_topological_order on {graph}: returned {type}, expected a list of Tensors",
+        graph=_graph(p), type=p["type"]),
+    "topo-twice": lambda p: t(
+        "_topological_order on {graph}: {twice} appear(s) more than once (order: {order}). Mark "
+        "a node visited the first time you reach it and skip it afterwards; a node reached along "
+        "two paths must be listed once.", graph=_graph(p), twice=_names(p["twice"]),
+        order=p["order"]),
+    "topo-missing": lambda p: t(
+        "_topological_order on {graph}: {missing} missing (order: {order}). Follow every parent "
+        "in node._prev that requires grad, all the way to the leaves.", graph=_graph(p),
+        missing=_names(p["missing"]), order=p["order"]),
+    "topo-unexpected": lambda p: t(
+        "_topological_order on {graph}: the order contains a node that needs no gradient "
+        "(order: {order}). Skip parents with requires_grad=False (constants).", graph=_graph(p),
+        order=p["order"]),
+    "topo-parent-after": lambda p: t(
+        "_topological_order on {graph}: {parent} comes after its child {child} (order: "
+        "{order}). Append a node only after all its parents are in the list (post-order), and "
+        "return parents before children.", graph=_graph(p), parent=p["parent"],
+        child=p["child"], order=p["order"]),
+    "topo-last": lambda p: t(
+        "_topological_order on {graph}: the last node must be the one backward() starts from "
+        "({root}); order: {order}", graph=_graph(p), root=p["root"], order=p["order"]),
+    "topo-deep-count": lambda p: t(
+        "_topological_order on a chain of 100,000 ops: {count} nodes, expected 100001 with the "
+        "leaf first and the output last", count=p["count"]),
+    "unbroadcast-modified": lambda p: t(
+        "{where} modified the grad it was given; return a new array (the caller may still need "
+        "it).", where=ENGINE_WHERE["unbroadcast"](p)),
+    "unbroadcast-shape": lambda p: (t(
+        "{where}: returned shape {got}, expected {want}.", where=ENGINE_WHERE["unbroadcast"](p),
+        got=fmt(p["got"]), want=fmt(p["want"])) + " " + _engine_hint(p)).rstrip(),
 }
 
+# the engine checks' cases (engine_checks: each case is a function; its name is the key)
+ENGINE_CASES: dict[str, str] = {
+    "chain3": N_("chain3"),
+    "diamond": N_("diamond"),
+    "residual": N_("residual"),
+    "constant_parent": N_("constant parent"),
+    "deep": N_("deep"),
+    "square_then_sum": N_("square then sum"),
+    "diamond_accumulates": N_("diamond accumulates"),
+    "grid_constant": N_("grid constant"),
+    "two_leaves": N_("two leaves"),
+    "constant_first": N_("constant first"),
+    "intermediate_grads": N_("intermediate grads"),
+    "leaves_accumulate_across_calls": N_("leaves accumulate across calls"),
+    "leaf_grads_are_their_own": N_("leaf grads are their own"),
+    "intermediate_grads_reset": N_("intermediate grads reset"),
+    "retain_twice": N_("retain twice"),
+    "freed_after_backward": N_("freed after backward"),
+}
+
+
+def engine_case(name: str) -> str:
+    """An engine case's label (an unbroadcast case names its call: no words to translate)."""
+    return _(ENGINE_CASES[name]) if name in ENGINE_CASES else name.replace("_", " ")
+
+
+# what engine-grad-aliased names (engine_checks' keys)
+ALIASED: dict[str, str] = {"the upstream array": N_("the upstream array")}
+
 TOPO_GRAPHS = {
-    "chain3": "x -> a -> b, shapes (3,5)",
-    "diamond": "the diamond a = x², b = 2x, c = a + b, shapes (3,5)",
-    "residual": "a = x², b = 2a, c = a + b (a reaches c twice), shapes (3,5)",
-    "constant": "y = x·k with k a constant, shapes (20,3,5)",
-    "deep": "a chain of 100,000 ops",
+    "chain3": N_("x -> a -> b, shapes (3, 5)"),
+    "diamond": N_("the diamond a = x², b = 2x, c = a + b, shapes (3, 5)"),
+    "residual": N_("a = x², b = 2a, c = a + b (a reaches c twice), shapes (3, 5)"),
+    "constant": N_("y = x·k with k a constant, shapes (20, 3, 5)"),
+    "deep": N_("a chain of 100,000 ops"),
 }
 
 ENGINE_WHERE: dict[str, Callable[[dict], str]] = {
-    "square_then_sum": lambda p: "backward of s = Σ x², x of shape (3,5): x.grad",
-    "diamond_accumulates": lambda p: (
-        "backward of c = x² + 2x with a random upstream (3,5): x.grad"),
-    "grid_constant": lambda p: "backward of y = x·k on the grid (20,3,5): x.grad",
-    "two_leaves_x": lambda p: "backward of c = x² + 3y with a random upstream (3,5): x.grad",
-    "two_leaves_y": lambda p: "backward of c = x² + 3y with a random upstream (3,5): y.grad",
-    "constant_first": lambda p: (
-        "backward of y = k·x, k a constant and the FIRST parent, shapes (3,5): x.grad"),
-    "intermediate_a": lambda p: "backward of b = 3·x²: a.grad (the intermediate node a = x²)",
-    "intermediate_b": lambda p: "backward of b = 3·x²: b.grad (the output)",
-    "leaves_accumulate": lambda p: (
+    "square_then_sum": lambda p: _("backward of s = Σ x², x of shape (3, 5): x.grad"),
+    "diamond_accumulates": lambda p: _(
+        "backward of c = x² + 2x with a random upstream (3, 5): x.grad"),
+    "grid_constant": lambda p: _("backward of y = x·k on the grid (20, 3, 5): x.grad"),
+    "two_leaves_x": lambda p: _("backward of c = x² + 3y with a random upstream (3, 5): x.grad"),
+    "two_leaves_y": lambda p: _("backward of c = x² + 3y with a random upstream (3, 5): y.grad"),
+    "constant_first": lambda p: _(
+        "backward of y = k·x, k a constant and the FIRST parent, shapes (3, 5): x.grad"),
+    "intermediate_a": lambda p: _("backward of b = 3·x²: a.grad (the intermediate node a = x²)"),
+    "intermediate_b": lambda p: _("backward of b = 3·x²: b.grad (the output)"),
+    "leaves_accumulate": lambda p: _(
         "two backward() calls on two graphs sharing the leaf x: x.grad"),
-    "retain_twice": lambda p: (
+    "retain_twice": lambda p: _(
         "s = Σ x², s.backward(retain_graph=True) then s.backward(): x.grad"),
-    "aliasing_x": lambda p: "backward of c = x + y with a random upstream (3,5): x.grad",
-    "aliasing_y": lambda p: "backward of c = x + y with a random upstream (3,5): y.grad",
-    "aliasing_z": lambda p: "backward of s = Σ z, z of shape (3,5): z.grad",
-    "reset_b": lambda p: (
+    "aliasing_x": lambda p: _("backward of c = x + y with a random upstream (3, 5): x.grad"),
+    "aliasing_y": lambda p: _("backward of c = x + y with a random upstream (3, 5): y.grad"),
+    "aliasing_z": lambda p: _("backward of s = Σ z, z of shape (3, 5): z.grad"),
+    "reset_b": lambda p: _(
         "b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): b.grad (the output)"),
-    "reset_a": lambda p: (
+    "reset_a": lambda p: _(
         "b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): a.grad (a = x²)"),
-    "reset_x": lambda p: (
+    "reset_x": lambda p: _(
         "b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): x.grad"),
-    "unbroadcast": lambda p: (
-        f"unbroadcast(grad of shape {fmt(p['grad_shape'])}, {fmt(p['shape'])})"),
+    "unbroadcast": lambda p: t("unbroadcast(grad of shape {grad_shape}, {shape})",
+                               grad_shape=fmt(p["grad_shape"]), shape=fmt(p["shape"])),
 }
 
+_SKIP_LEAF = N_("Every node in the reversed order gets its turn: skip a leaf (no _backward) with "
+                "continue, do not end the loop there.")
 ENGINE_HINTS: dict[str, str] = {
-    "square_then_sum": ("ds/dx = 2x: the seed is 1 for a one-element output, then each node's "
-                        "_backward(node.grad) gives its parents' gradients."),
-    "diamond_accumulates": (
+    "square_then_sum": N_("ds/dx = 2x: the seed is 1 for a one-element output, then each node's "
+                          "_backward(node.grad) gives its parents' gradients."),
+    "diamond_accumulates": N_(
         "x feeds two nodes: its gradient is the SUM over both paths. Accumulate (grad = grad + g) "
         "instead of overwriting, and visit children before parents (the reversed topological "
         "order)."),
-    "grid_constant": "x.grad must be the upstream gradient times k.",
-    "two_leaves_x": (
-        "Every node in the reversed order gets its turn: skip a leaf (no _backward) with "
-        "continue, do not end the loop there."),
-    "two_leaves_y": (
-        "Every node in the reversed order gets its turn: skip a leaf (no _backward) with "
-        "continue, do not end the loop there."),
-    "constant_first": (
+    "grid_constant": N_("x.grad must be the upstream gradient times k."),
+    "two_leaves_x": _SKIP_LEAF,
+    "two_leaves_y": _SKIP_LEAF,
+    "constant_first": N_(
         "A parent that needs no gradient (or a None from _backward) is skipped, and the loop "
         "goes on to the next parent."),
-    "intermediate_a": "Every node on the way keeps its gradient in .grad (db/da = 3).",
-    "intermediate_b": "The output's .grad is the seed you passed to backward().",
-    "leaves_accumulate": (
+    "intermediate_a": N_("Every node on the way keeps its gradient in .grad (db/da = 3)."),
+    "intermediate_b": N_("The output's .grad is the seed you passed to backward()."),
+    "leaves_accumulate": N_(
         "A leaf's .grad accumulates across backward() calls (like PyTorch) until zero_grad(); do "
         "not reset leaves at the start of backward()."),
-    "reset_b": "The output's .grad is the seed of THIS backward() call: g2.",
-    "reset_a": "An intermediate node's .grad holds the last pass's gradient only: 3·g2.",
-    "reset_x": "A leaf's .grad accumulates over both calls: 2x·3·(g1 + g2).",
-    "retain_twice": (
+    "reset_b": N_("The output's .grad is the seed of THIS backward() call: g2."),
+    "reset_a": N_("An intermediate node's .grad holds the last pass's gradient only: 3·g2."),
+    "reset_x": N_("A leaf's .grad accumulates over both calls: 2x·3·(g1 + g2)."),
+    "retain_twice": N_(
         "With retain_graph=True the graph survives the first backward(), so the second one adds "
         "2x again: 4x in total."),
 }
 
 UNBROADCAST_HINTS: dict[str, Callable[[dict], str]] = {
-    "unchanged": lambda p: (
-        "You returned grad unchanged: sum away the leading axes grad has in excess "
-        f"({p['extra']} here) and the axes where the target has 1."),
-    "size1-dropped": lambda p: (
-        f"Right sums, but the size-1 axes {p['ones']} of the target were dropped: sum them with "
-        "keepdims=True."),
-    "leading-kept": lambda p: (
+    "unchanged": lambda p: t(
+        "You returned grad unchanged: sum away the leading axes grad has in excess ({extra} "
+        "here) and the axes where the target has 1.", extra=p["extra"]),
+    "size1-dropped": lambda p: t(
+        "Right sums, but the size-1 axes {ones} of the target were dropped: sum them with "
+        "keepdims=True.", ones=p["ones"]),
+    "leading-kept": lambda p: _(
         "The leading axes must disappear (sum them WITHOUT keepdims); only the target's own "
         "size-1 axes keep keepdims=True."),
-    "mean-not-sum": lambda p: (
-        f"Every element is 1/{p['n']} of the right one: use sum, not mean."),
-    "sum-broadcast-axes": lambda p: (
+    "mean-not-sum": lambda p: t("Every element is 1/{n} of the right one: use sum, not mean.",
+                                n=p["n"]),
+    "sum-broadcast-axes": lambda p: _(
         "Sum over the broadcast axes; each element of the target collects every copy of it."),
-    "aligned": lambda p: (
-        f"Aligned to the right, (grad {fmt(p['grad_shape'])} vs target {fmt(p['shape'])}): sum "
-        f"the first {p['extra']} axes away, then the axes where the target has 1, keepdims."),
+    "aligned": lambda p: t(
+        "Aligned to the right, (grad {grad_shape} vs target {shape}): sum the first {extra} axes "
+        "away, then the axes where the target has 1, keepdims.",
+        grad_shape=fmt(p["grad_shape"]), shape=fmt(p["shape"]), extra=p["extra"]),
 }
 
 
@@ -513,12 +703,24 @@ def fact_text(f: Fact) -> str:
     """What a check observed, in words."""
     if f.id == "property-failed":
         p = f.params
-        inner = fact_text(Fact(**p["inner"])) if p.get("inner") else p.get("raised", "")
-        return inner
+        return fact_text(Fact(**p["inner"])) if p.get("inner") else p.get("raised", "")
     return FACTS[f.id](f.params)
 
 
 # ---------------------------------------------------------------- whole outcomes
+STATUS: dict[str, str] = {
+    "pass": N_("pass"),
+    "fail": N_("fail"),
+    "not started": N_("not started"),
+    "n/a": N_("n/a"),
+}
+
+
+def status(s: str) -> str:
+    """pass / fail / not started / n/a in the learner's language."""
+    return _(STATUS[s]) if s in STATUS else s
+
+
 def message(o: Outcome) -> str:
     """An outcome's explanation: what was observed, then the likely mistake."""
     d = o.diagnosis
@@ -530,15 +732,16 @@ def message(o: Outcome) -> str:
         if o.suite == "engine" or d.id.startswith("engine-"):
             text += said if not said or d.id.startswith("engine-") else f" {said}"
         elif said:
-            text += f"\nLikely mistake: {said}"
+            text += "\n" + t("Likely mistake: {said}", said=Msg(said))
     if o.fact.id == "property-failed":
-        text += ("\nSmallest failing example found by Hypothesis (shrunk):\n"
-                 + o.fact.params["example"])
+        text += "\n" + _("Smallest failing example found by Hypothesis (shrunk):") + "\n" + (
+            verbatim(o.fact.params["example"]))  # Hypothesis' own words
     return text
 
 
 def header(o: Outcome) -> str:
-    return f"[{o.status}] {o.row} · {o.suite}" + (f" · {o.case.strip()}" if o.case else "")
+    return (f"[{status(o.status)}] {o.row} · {word(o.suite)}"
+            + (f" · {o.case.strip()}" if o.case else ""))
 
 
 def wrap(text: str, width: int = BLOCK_WIDTH, indent: str = "") -> str:
@@ -564,9 +767,14 @@ def passed(report: RowReport) -> str:
     """A graded cell's line for a row whose every check passed."""
     if report.engine:
         count = report.suites["engine"][0].fact.params["count"]
-        return f"✓ {report.row}: {count} checks passed"
+        return "✓ " + t("{row}: all checks pass ({count})", row=report.row, count=count)
     ran = sum(o.status == PASS for outs in report.suites.values() for o in outs)
-    return f"✓ {report.row}: {ran} checks passed ({', '.join(report.suites)})"
+    return "✓ " + t("{row}: all checks pass ({count}: {suites})", row=report.row, count=ran,
+                    suites=", ".join(word(s) for s in report.suites))
+
+
+# a sentence ends before a capital (Spanish ones too), an opening bracket or ¿
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÁÉÍÓÚÑ¿(])")
 
 
 def brief(o: Outcome, sentences: int = 2) -> str:
@@ -575,16 +783,17 @@ def brief(o: Outcome, sentences: int = 2) -> str:
     p = o.fact.params if o.fact else {}
     if o.fact and o.fact.id in ("engine-grad-values", "engine-grad-none", "engine-grad-shape"):
         said = diagnosis_text(o.diagnosis).strip() if o.diagnosis else ""
-        ratio = (f"every element is {p['ratio']:g}× the right one"
-                 if p.get("ratio") is not None else "wrong")
+        ratio = (t("every element is {ratio:g}× the right one", ratio=p["ratio"])
+                 if p.get("ratio") is not None else _("wrong"))
         return f"{ENGINE_WHERE[p['where']](p)}: {ratio}. {said or _engine_hint(p)}".strip()
     text = diagnosis_text(o.diagnosis, full=False) if o.diagnosis else ""
     if not text or (o.diagnosis and o.diagnosis.id.startswith("engine-")):
         text = message(o)
     first = text.strip().split("\n")[0]
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z(])", first)
+    parts = _SENTENCE_END.split(first)
     return " ".join(parts[:sentences])
 
 
 def label(kind: str) -> str:
-    return KIND_LABELS.get(kind, kind or "failed")
+    """A kind's words in the table and the summaries."""
+    return _(KIND_LABELS[kind]) if kind in KIND_LABELS else (kind or _("failed"))

@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from minitorch_course import runner
+from minitorch_course import i18n, runner
 from minitorch_course.catalog import ENGINE_ROWS, NEEDS_UNBROADCAST, OPS
 
 REFERENCE = runner.REFERENCE_FILE
@@ -432,7 +432,8 @@ def load_labelled(name: str) -> tuple[ModuleType, str]:
     """``load(name)`` and how ``make check`` names it."""
     if name not in BY_NAME:
         raise KeyError(f"no mutant {name!r}; the planted mistakes are {sorted(BY_NAME)}")
-    return load(name), f"reference with mutant '{name}' ({BY_NAME[name].mistake})"
+    return load(name), i18n.t("the reference with the planted mistake '{name}' ({mistake})",
+                              name=name, mistake=BY_NAME[name].mistake)
 
 
 # ---------------------------------------------------------------- running the catalog

@@ -24,7 +24,8 @@ from types import ModuleType
 import numpy as np
 
 from minitorch_course import diagnosis
-from minitorch_course.catalog import Case, Op
+from minitorch_course.catalog import Case, Op, lab_asking_for
+from minitorch_course.i18n import t
 from minitorch_course.outcomes import (
     FAIL,
     NOT_STARTED,
@@ -123,6 +124,17 @@ def _rank(d: Diagnosis | None, arrays) -> int:
     return 4 * (d is not None and d.id in diagnosis.DEGENERATE) + 2 * generic + low
 
 
+def not_started(err: NotImplementedError, **extra) -> Fact:
+    """The stub's NotImplementedError as data: the function that raised it and the lab that asks
+    for it (the course words it in the learner's language), and the stub's own message."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    function = tb.tb_frame.f_code.co_qualname if tb is not None else ""
+    return Fact("not-started", {"message": str(err), "function": function,
+                                "lab": lab_asking_for(function) or "", **extra})
+
+
 def _guard(op: Op, suite: str, case: Case, body, size: int = 0, arrays=None) -> Outcome:
     """Run ``body``; NotImplementedError -> not started, CheckFailed -> fail, crash -> fail."""
     try:
@@ -130,7 +142,7 @@ def _guard(op: Op, suite: str, case: Case, body, size: int = 0, arrays=None) -> 
             body()
     except NotImplementedError as err:
         return Outcome(op.name, suite, NOT_STARTED, case.label,
-                       Fact("not-started", {"message": str(err)}), size=size)
+                       not_started(err), size=size)
     except CheckFailed as err:
         return Outcome(op.name, suite, FAIL, case.label, err.fact, err.diagnosis, size,
                        _rank(err.diagnosis, arrays))
@@ -258,8 +270,29 @@ def _gradcheck(op: Op, case: Case, arrays, impl: ModuleType, seed: int = 0) -> N
     d = diagnosis.explain_gradient(op, case, i, arrays[i], got, result.numerical[i],
                                    inputs=arrays, upstream=result.upstream, rtol=1e-4, atol=1e-6,
                                    wants=list(result.numerical), oracle=oracle(op, case))
-    raise CheckFailed(Fact("gradcheck-failed", {"message": result.message,
-                                                 "case": case.label}), d)
+    raise CheckFailed(_gradcheck_fact(op, case, arrays, result), d)
+
+
+def _gradcheck_fact(op: Op, case: Case, arrays, result) -> Fact:
+    """What gradcheck found, from its result's fields (the course words it, not the library)."""
+    from minitorch.gradcheck import DEFAULT_ATOL, DEFAULT_EPS, DEFAULT_RTOL
+
+    i = result.failing_input if result.failing_input is not None else 0
+    a, n = result.analytical[i], result.numerical[i]
+    where = {"row": op.name, "case": case.label, "index": i, "shape": np.shape(arrays[i])}
+    if result.missing_grad:
+        return Fact("gradcheck-none", {**where, "biggest": float(np.abs(n).max())})
+    if result.worst_index is None or np.shape(a) != np.shape(arrays[i]):
+        return Fact("gradcheck-shape", {**where, "got": np.shape(a)})
+    j = result.worst_index
+    tol = DEFAULT_ATOL + DEFAULT_RTOL * np.abs(n)
+    diff = np.abs(a - n)
+    bad = int((np.where(np.isnan(diff), np.inf, diff - tol) > 0).sum())
+    return Fact("gradcheck-values", {
+        **where, "element": j, "numerical": float(n[j]), "analytical": float(a[j]),
+        "diff": float(diff[j]), "atol": DEFAULT_ATOL, "rtol": DEFAULT_RTOL,
+        "tol": float(tol[j]), "count": bad, "size": int(np.size(a)), "eps": DEFAULT_EPS,
+        "random": bool(np.size(result.upstream) > 1)})
 
 
 def check_gradcheck(op: Op, case: Case, impl: ModuleType | None = None,
@@ -293,7 +326,7 @@ def check_property(op: Op, impl: ModuleType | None = None, max_examples: int = 1
     from minitorch_course.strategies import cases_with_inputs
 
     impl = impl or current_impl()
-    label = f"{max_examples} random examples"
+    label = t("{n} random examples", n=max_examples)
     phases = [p for p in Phase if p.name != "explain"]  # shrink, but no coverage "explanation"
 
     @settings(max_examples=max_examples, deadline=None, derandomize=True, database=None,

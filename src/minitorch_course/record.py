@@ -48,8 +48,9 @@ from pathlib import Path
 
 import numpy as np
 
-from minitorch_course import course, diagnosis, op_checks, runner, worker
+from minitorch_course import course, diagnosis, i18n, op_checks, runner, worker
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, Case, resolve
+from minitorch_course.messages import N_
 from minitorch_course.outcomes import (
     FAIL,
     NOT_STARTED,
@@ -84,22 +85,16 @@ SUSPICIOUS = {  # names a tensor.py has no business using (flagged, not scored)
     "__closure__": "a closure's cells", "cell_contents": "a closure's cells",
     "__code__": "a function's code", "settrace": "a tracer", "setprofile": "a profiler",
 }
-TEXT = {  # learner-facing feedback (Spanish / English), in messages.py's style
-    "record-header": ("Puntuación oficial (calculada fuera de tu kernel, semilla {seed}; "
-                      "`make check SEED={seed}` repite estos casos)",
-                      "Score of record (computed outside your kernel, seed {seed}; "
-                      "`make check SEED={seed}` repeats these cases)"),
-    "record-cell": ("- {cell}: {score:g}/{points:g}", "- {cell}: {score:g}/{points:g}"),
-    "record-not-literal": ("la respuesta de {cell} debe ser un valor literal (número, texto, "
-                           "tupla): no se ejecuta", "the answer in {cell} must be a literal "
-                           "value (number, text, tuple): it is not executed"),
+TEXT = {  # learner-facing feedback: English ids, shown in the course's language (i18n)
+    "record-header": N_("Score of record (computed outside your kernel, seed {seed}; "
+                        "`make check SEED={seed}` repeats these cases)"),
+    "record-cell": N_("- {cell}: {score:g}/{points:g}"),
 }
 
 
 def say(key: str, **params) -> str:
-    """A learner-facing sentence, Spanish then English."""
-    es, en = TEXT[key]
-    return f"{es.format(**params)} / {en.format(**params)}"
+    """A learner-facing sentence in the course's language (``MINITORCH_LANG``)."""
+    return i18n.t(TEXT[key], **params)
 
 
 # ---------------------------------------------------------------- what each graded cell checks
@@ -907,7 +902,7 @@ def feedback_cell(rec: Record, notebook: str) -> dict:
     for grade_id, (score, points) in rec.cells.get(notebook, {}).items():
         why = rec.failures.get(f"{notebook}/{grade_id}", "")
         lines.append(say("record-cell", cell=grade_id, score=score, points=points)
-                     .split(" / ")[0] + (f" — {why}" if why and score < points else ""))
+                     + (f" — {why}" if why and score < points else ""))
     return {"cell_type": "markdown", "metadata": {"minitorch_record": True},
             "source": "\n".join(lines)}
 

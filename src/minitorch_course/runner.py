@@ -17,8 +17,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from minitorch_course import diagnosis, engine_checks, op_checks
+from minitorch_course import diagnosis, engine_checks, messages, op_checks
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, ENGINE_ROWS, LABS, OPS
+from minitorch_course.i18n import t
 from minitorch_course.outcomes import (
     FAIL,
     NOT_STARTED,
@@ -78,12 +79,14 @@ def load(which: str = "learner") -> tuple[ModuleType, str]:
         import minitorch
 
         if minitorch.IMPLEMENTATION == "learner":
-            return minitorch.tensor, f"learner ({shown(minitorch.TENSOR_FILE)})"
-        return load_impl(LEARNER_FILE, name="learner_tensor"), f"learner ({shown(LEARNER_FILE)})"
+            return minitorch.tensor, t("yours ({path})", path=shown(minitorch.TENSOR_FILE))
+        return (load_impl(LEARNER_FILE, name="learner_tensor"),
+                t("yours ({path})", path=shown(LEARNER_FILE)))
     path = REFERENCE_FILE if which == "reference" else Path(which)
     if not path.is_file():
         raise FileNotFoundError(f"no tensor implementation at {path}")
-    return load_impl(path, name="checked_tensor"), f"{which} ({shown(path)})"
+    named = t("the reference ({path})", path=shown(path)) if which == "reference" else shown(path)
+    return load_impl(path, name="checked_tensor"), named
 
 
 @contextmanager
@@ -123,8 +126,8 @@ def _not_started(row: str, suite: str, case: str, err: NotImplementedError) -> O
     frames = traceback.extract_tb(err.__traceback__)
     raiser = ENGINE_BY_NAME.get(frames[-1].name) if frames else None
     later = raiser is not None and row in ENGINE_BY_NAME and raiser.lab > ENGINE_BY_NAME[row].lab
-    return Outcome(row, suite, NOT_STARTED, case, Fact("not-started", {
-        "message": str(err), "needs": raiser.name if later else ""}))
+    return Outcome(row, suite, NOT_STARTED, case,
+                   op_checks.not_started(err, needs=raiser.name if later else ""))
 
 
 def run_engine_row(name: str, impl: ModuleType, seed: int = 0) -> Outcome:
@@ -136,7 +139,7 @@ def run_engine_row(name: str, impl: ModuleType, seed: int = 0) -> Outcome:
         except NotImplementedError as err:
             return _not_started(name, "engine", "", err)
         for case in cases:
-            label = getattr(case, "__name__", "case").replace("_", " ")
+            label = messages.engine_case(getattr(case, "__name__", "case"))
             try:
                 case()
             except NotImplementedError as err:

@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from minitorch_course.i18n import t
+
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "solutions" / "tensor.py"
 TARGET = ROOT / "src" / "minitorch" / "tensor.py"
@@ -65,7 +67,7 @@ def generate(source: str) -> str:
                 raise ValueError(f"{REFERENCE.name}:{number}: solution fence outside a # @lab section")
             indent = line[: len(line) - len(line.lstrip())]
             out.append(
-                f'{indent}raise NotImplementedError("{func}: not implemented yet '
+                f'{indent}raise NotImplementedError("{func}: {NOT_WRITTEN} '
                 f'(notebooks/{lab}.ipynb)")'
             )
             inside = True
@@ -91,6 +93,11 @@ def learner_lines(source: str) -> int:
         elif inside and stripped and not stripped.startswith("#"):
             count += 1
     return count
+
+
+# The stub's words when a learner calls what they have not written yet: in both of the course's
+# languages, since a file's text cannot follow MINITORCH_LANG.
+NOT_WRITTEN = "aún sin escribir / not written yet"
 
 
 def _replace_docstring(text: str) -> str:
@@ -129,16 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     last = marker.read_text().strip() if marker.exists() else None
     if current is not None and _sha(current) != last:
         if not args.force:
-            print(
-                f"refusing to overwrite {target}: it differs from every stub this tool wrote, "
-                "so it holds your own work. To replace it anyway, run `make stubs FORCE=1` "
-                "(a backup is kept).",
-                file=sys.stderr,
-            )
+            print(t("refusing to overwrite {target}: it differs from every stub this tool wrote, "
+                    "so it holds your own work. To replace it anyway, run `make stubs FORCE=1` "
+                    "(a backup is kept).", target=str(target)), file=sys.stderr)
             return 2
         backup = target.with_name(f"{target.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
         backup.write_text(current, encoding="utf-8")
-        print(f"backed up your {target.name} to {backup}")
+        print(t("backed up your {name} to {backup}", name=target.name, backup=str(backup)))
     target.write_text(stub, encoding="utf-8")
     marker.write_text(_sha(stub) + "\n")
     print(f"wrote {target}")
