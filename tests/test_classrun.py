@@ -17,10 +17,10 @@ the class machinery, the grading itself is tests/test_nbgrader_roundtrip.py's.
 
 from __future__ import annotations
 
-import re
 import csv
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
