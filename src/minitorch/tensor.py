@@ -63,7 +63,7 @@ class Tensor(TensorBase):
         Iterative depth-first search with an explicit stack: a recursive one overflows Python's
         call stack (limit ~1000) on a chain of 100,000 ops.
         """
-        raise NotImplementedError("Tensor._topological_order: not implemented yet (notebooks/00-tensor-skeleton.ipynb)")
+        raise NotImplementedError("Tensor._topological_order: aún sin escribir / not written yet (notebooks/00-tensor-skeleton.ipynb)")
 
     def backward(self, grad: Any = None, retain_graph: bool = False) -> None:
         """Fill ``.grad`` of every leaf that leads here with d(self)/d(leaf).
@@ -79,7 +79,7 @@ class Tensor(TensorBase):
         call is never reached, and it stays the one place where reverse broadcasting happens.
         """
         seed = self._seed(grad)  # provided: requires_grad, and grad's shape
-        raise NotImplementedError("Tensor.backward: not implemented yet (notebooks/00-tensor-skeleton.ipynb)")
+        raise NotImplementedError("Tensor.backward: aún sin escribir / not written yet (notebooks/00-tensor-skeleton.ipynb)")
 
     # ================================================================== elementwise ops
     # @lab 01-elementwise-ops
@@ -92,57 +92,57 @@ class Tensor(TensorBase):
         the axes where ``shape`` has 1 and ``grad`` does not. (4, 3) -> (3,): sum over axis 0.
         Returns ``grad`` unchanged when no rule applies; the caller checks the final shape.
         """
-        raise NotImplementedError("Tensor.unbroadcast: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.unbroadcast: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     @shape_errors
     def add(self, other: Any) -> Tensor:
         """a + b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
         other = self._as_tensor(other)
-        raise NotImplementedError("Tensor.add: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.add: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     @shape_errors
     def sub(self, other: Any) -> Tensor:
         """a - b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
         other = self._as_tensor(other)
-        raise NotImplementedError("Tensor.sub: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.sub: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     @shape_errors
     def mul(self, other: Any) -> Tensor:
         """a * b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
         other = self._as_tensor(other)
-        raise NotImplementedError("Tensor.mul: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.mul: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     @shape_errors
     def div(self, other: Any) -> Tensor:
         """a / b, elementwise with broadcasting; d/da = 1/b, d/db = -a/b². -> broadcast shape."""
         other = self._as_tensor(other)
-        raise NotImplementedError("Tensor.div: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.div: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def neg(self) -> Tensor:
         """-a, elementwise. (...) -> (...)."""
-        raise NotImplementedError("Tensor.neg: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.neg: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     @shape_errors
     def pow(self, other: Any) -> Tensor:
         """a ** b with broadcasting; d/da = b·a^(b-1), d/db = a^b·ln a (needs a > 0)."""
         other = self._as_tensor(other)
-        raise NotImplementedError("Tensor.pow: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.pow: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def exp(self) -> Tensor:
         """e^a, elementwise; its derivative is its own output. (...) -> (...)."""
-        raise NotImplementedError("Tensor.exp: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.exp: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def log(self) -> Tensor:
         """ln a, elementwise (a > 0); d/da = 1/a. (...) -> (...)."""
-        raise NotImplementedError("Tensor.log: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.log: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def sqrt(self) -> Tensor:
         """√a, elementwise (a > 0); d/da = 1/(2√a). (...) -> (...)."""
-        raise NotImplementedError("Tensor.sqrt: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.sqrt: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def relu(self) -> Tensor:
         """max(a, 0), elementwise; d/da = 1 if a > 0 else 0 (0 at the kink, as torch)."""
-        raise NotImplementedError("Tensor.relu: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.relu: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def gelu(self, approximate: str = "none") -> Tensor:
         """a·Φ(a), Φ the standard normal CDF; ``approximate='tanh'`` uses torch's tanh formula.
@@ -151,15 +151,15 @@ class Tensor(TensorBase):
         """
         if approximate not in ("none", "tanh"):
             raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-        raise NotImplementedError("Tensor.gelu: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.gelu: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def tanh(self) -> Tensor:
         """tanh a, elementwise; d/da = 1 - tanh²a. (...) -> (...)."""
-        raise NotImplementedError("Tensor.tanh: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.tanh: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def sigmoid(self) -> Tensor:
         """σ(a) = 1/(1+e^-a), elementwise; d/da = σ(a)(1-σ(a)). (...) -> (...)."""
-        raise NotImplementedError("Tensor.sigmoid: not implemented yet (notebooks/01-elementwise-ops.ipynb)")
+        raise NotImplementedError("Tensor.sigmoid: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     # ================================================================== reductions and shape ops
     # @lab 02-reductions-and-shapes
@@ -167,52 +167,52 @@ class Tensor(TensorBase):
     @shape_errors
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         """Σ over ``axis`` (int, tuple or None = all). (...) -> reduced shape."""
-        raise NotImplementedError("Tensor.sum: not implemented yet (notebooks/02-reductions-and-shapes.ipynb)")
+        raise NotImplementedError("Tensor.sum: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         """Σ over ``axis`` / number of elements summed. (...) -> reduced shape."""
-        raise NotImplementedError("Tensor.mean: not implemented yet (notebooks/02-reductions-and-shapes.ipynb)")
+        raise NotImplementedError("Tensor.mean: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @shape_errors
     def max(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         """max over ``axis``; the gradient is split evenly among tied maxima (torch.amax)."""
-        raise NotImplementedError("Tensor.max: not implemented yet (notebooks/02-reductions-and-shapes.ipynb)")
+        raise NotImplementedError("Tensor.max: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @shape_errors
     def reshape(self, *shape: int | Sequence[int]) -> Tensor:
         """The same elements in a new shape (``reshape(3, 5)`` or ``reshape((3, 5))``)."""
         shape = _sizes(shape, "reshape: sizes")
-        raise NotImplementedError("Tensor.reshape: not implemented yet (notebooks/02-reductions-and-shapes.ipynb)")
+        raise NotImplementedError("Tensor.reshape: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @shape_errors
     def transpose(self, *axes: int | Sequence[int]) -> Tensor:
         """Permute the axes (none given: reverse them). (d0, d1, ...) -> permuted shape."""
         axes = _permutation(_sizes(axes, "transpose: axes"), self.ndim)  # -1 -> ndim - 1
-        raise NotImplementedError("Tensor.transpose: not implemented yet (notebooks/02-reductions-and-shapes.ipynb)")
+        raise NotImplementedError("Tensor.transpose: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @shape_errors
     def broadcast_to(self, shape: Sequence[int]) -> Tensor:
         """Expand to ``shape`` by broadcasting; backward is unbroadcast's job."""
-        raise NotImplementedError("Tensor.broadcast_to: not implemented yet (notebooks/02-reductions-and-shapes.ipynb)")
+        raise NotImplementedError("Tensor.broadcast_to: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     def getitem(self, index: Any) -> Tensor:
         """``a[index]``: slices, integers, integer arrays (repeated indices accumulate)."""
         index, selected = _select(self.data, index)  # provided: the index copied, or an IndexError
-        raise NotImplementedError("Tensor.getitem: not implemented yet (notebooks/02-reductions-and-shapes.ipynb)")
+        raise NotImplementedError("Tensor.getitem: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @staticmethod
     @shape_errors
     def cat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
         """Join tensors along an existing ``axis``: (2,5), (3,5) -> (5,5) for axis=0."""
         tensors = tuple(Tensor._as_tensor(t) for t in tensors)
-        raise NotImplementedError("Tensor.cat: not implemented yet (notebooks/02-reductions-and-shapes.ipynb)")
+        raise NotImplementedError("Tensor.cat: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @staticmethod
     @shape_errors
     def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
         """Join equally shaped tensors along a NEW ``axis``: 3 × (4,5) -> (3,4,5) for axis=0."""
         tensors = tuple(Tensor._as_tensor(t) for t in tensors)
-        raise NotImplementedError("Tensor.stack: not implemented yet (notebooks/02-reductions-and-shapes.ipynb)")
+        raise NotImplementedError("Tensor.stack: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     # ================================================================== matmul and softmax
     # @lab 03-matmul-softmax-ce
@@ -221,17 +221,17 @@ class Tensor(TensorBase):
     def matmul(self, other: Any) -> Tensor:
         """a @ b with NumPy semantics: (..., N, K) @ (..., K, M) -> (..., N, M), 1-D allowed."""
         other = self._as_tensor(other)
-        raise NotImplementedError("Tensor.matmul: not implemented yet (notebooks/03-matmul-softmax-ce.ipynb)")
+        raise NotImplementedError("Tensor.matmul: aún sin escribir / not written yet (notebooks/03-matmul-softmax-ce.ipynb)")
 
     @shape_errors
     def softmax(self, axis: int = -1) -> Tensor:
         """e^a / Σ e^a along ``axis`` (the max is subtracted first). (...) -> (...)."""
-        raise NotImplementedError("Tensor.softmax: not implemented yet (notebooks/03-matmul-softmax-ce.ipynb)")
+        raise NotImplementedError("Tensor.softmax: aún sin escribir / not written yet (notebooks/03-matmul-softmax-ce.ipynb)")
 
     @shape_errors
     def log_softmax(self, axis: int = -1) -> Tensor:
         """a - log Σ e^a along ``axis``, through log-sum-exp. (...) -> (...)."""
-        raise NotImplementedError("Tensor.log_softmax: not implemented yet (notebooks/03-matmul-softmax-ce.ipynb)")
+        raise NotImplementedError("Tensor.log_softmax: aún sin escribir / not written yet (notebooks/03-matmul-softmax-ce.ipynb)")
 
     @staticmethod
     def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
@@ -242,14 +242,14 @@ class Tensor(TensorBase):
         """
         logits = Tensor._as_tensor(logits)
         targets = _class_targets(targets, logits.shape)
-        raise NotImplementedError("Tensor.cross_entropy: not implemented yet (notebooks/03-matmul-softmax-ce.ipynb)")
+        raise NotImplementedError("Tensor.cross_entropy: aún sin escribir / not written yet (notebooks/03-matmul-softmax-ce.ipynb)")
 
     # ================================================================== extension
     # @lab 06-extension-silu
 
     def silu(self) -> Tensor:
         """a·σ(a) (a.k.a. swish); d/da = σ(a)·(1 + a·(1 - σ(a))). (...) -> (...)."""
-        raise NotImplementedError("Tensor.silu: not implemented yet (notebooks/06-extension-silu.ipynb)")
+        raise NotImplementedError("Tensor.silu: aún sin escribir / not written yet (notebooks/06-extension-silu.ipynb)")
 
 
 # ---------------------------------------------------------------------- provided
