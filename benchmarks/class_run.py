@@ -34,7 +34,11 @@ from minitorch_course import course  # noqa: E402
 ASSIGNMENT = course.ASSIGNMENT
 ADD = 'out = Tensor._make(self.data + other.data, (self, other), "add")'
 MUL = 'out = Tensor._make(a * b, (self, other), "mul")'
-TOPO = "while stack:\n"
+# a topological sort that never ends: a visited node is pushed back instead of skipped (any
+# graph where a node is reached twice, e.g. x * x, loops; the memory used stays the same)
+TOPO = ("            if id(node) in visited:\n                continue\n",
+        "            if id(node) in visited:\n                stack.append((node, parents_done))\n"
+        "                continue\n")
 TANH = ("return (g * (1.0 - t * t),)", "return (g * (1.0 - t),)")
 
 
@@ -63,7 +67,7 @@ def kinds(reference: str, stub: str) -> dict[str, tuple[int, list[tuple[str, str
         ]),
         "looping": (5, [
             ("loop-add", reference.replace(ADD, _loop_before(ADD)), {"answered": True}),
-            ("loop-topo", reference.replace(TOPO, "while True:\n", 1), {"answered": True}),
+            ("loop-topo", reference.replace(*TOPO), {"answered": True}),
         ]),
         "malformed": (7, [
             ("renamed-grade-id", reference, {"answered": True,
@@ -121,7 +125,7 @@ def make_class(course_dir: Path, learners: int) -> dict[str, str]:
     reference = REFERENCE.read_text(encoding="utf-8")
     stub = (release / course.GRADED_FILE).read_text(encoding="utf-8")
     mix = kinds(reference, stub)
-    for old in (ADD, MUL, TOPO, TANH[0]):
+    for old in (ADD, MUL, TOPO[0], TANH[0]):
         assert old in reference, f"the benchmark's edit no longer applies: {old!r}"
     total = sum(share for share, _ in mix.values())
     made: dict[str, str] = {}

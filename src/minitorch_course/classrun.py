@@ -28,10 +28,14 @@ Grading data is never deleted: without ``--force`` an already autograded submiss
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import fnmatch
 import json
 import re
+import shutil
+import subprocess
+import sys
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -61,6 +65,8 @@ class Outcome:
     timed_out: dict[str, int] = field(default_factory=dict)  # notebook -> graded cells
     stopped_at: str = ""  # notebook/grade_id of the cell running when the budget ran out
     scores: dict[str, list[float]] = field(default_factory=dict)  # notebook -> [score, max]
+    stopped: bool = False  # a cell was stopped by the budget: nothing more ran
+    killed: bool = False  # nbgrader was killed at WALL_FACTOR x budget (Clock.kill_at)
 
 
 # ---------------------------------------------------------------- what the gradebook expects
@@ -148,18 +154,99 @@ def spent(log: str) -> float:
     return float(found[-1]) if found else 0.0
 
 
+@dataclass
+class Clock:
+    """One submission's wall clock: its budget's deadline, and when it is killed (time.time())."""
+
+    deadline: float = 0.0  # cells still running then are stopped (nbgrader_ext.BudgetedExecute)
+    kill_at: float = 0.0  # nbgrader and its kernels are killed then (0: never)
+
+    @classmethod
+    def start(cls, budget: float) -> Clock:
+        if budget == NO_BUDGET:
+            return cls()
+        now = time.time()
+        return cls(deadline=now + budget, kill_at=now + WALL_FACTOR * budget)
+
+
+WALL_FACTOR = 3.0  # a submission's nbgrader is killed at 3 x budget of wall time, whatever runs
+STOPPED = re.compile(r"time budget: \S* stopped at (\S+)")  # nbgrader_ext.STOPPED_LOG
+STAGING = "classrun-staging"  # a submission's gradable notebooks, copied for one nbgrader run
+
+
+def _kill(pid: int) -> None:
+    """Kill nbgrader and everything it started (its kernels run in sessions of their own)."""
+    import psutil
+
+    try:
+        procs = [psutil.Process(pid)]
+        procs += procs[0].children(recursive=True)
+    except psutil.NoSuchProcess:
+        return
+    for proc in reversed(procs):
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            pass
+
+
+def _nbgrader(args: list[str], course_dir: Path, kill_at: float) -> tuple[int, str, bool]:
+    """``nbgrader ARGS`` (as ``course.nbgrader``), killed with its kernels at ``kill_at``:
+    (exit code, output, killed)."""
+    proc = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=course_dir,
+                            env=course.grading_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=max(kill_at - time.time(), 0.1) if kill_at else None)
+        return proc.returncode, out, False
+    except subprocess.TimeoutExpired:
+        _kill(proc.pid)
+        out, _ = proc.communicate()
+        return proc.returncode, out, True
+
+
 def _run(course_dir: Path, student: str, budget: float, force: bool,
-         notebook: str | None = None) -> tuple[int, str]:
-    """``nbgrader autograde`` of one learner; ``budget`` <= 0: no time left (not: no budget)."""
+         notebook: str | None = None, clock: Clock | None = None,
+         staging: str | None = None) -> tuple[int, str]:
+    """``nbgrader autograde`` of one learner; ``budget`` <= 0: no time left (not: no budget).
+    Past ``clock.kill_at`` nbgrader is killed: exit code -9 and a line saying so."""
+    clock = clock or Clock()
     left = max(budget, 0.001) if budget != NO_BUDGET else 0  # 0 means none to nbgrader_ext
     args = ["autograde", course.ASSIGNMENT, "--student", student,
             f"--BudgetedExecute.budget={left:g}"]
+    if clock.deadline:
+        args.append(f"--BudgetedExecute.deadline={clock.deadline:.3f}")
+    if staging:
+        args.append(f"--CourseDirectory.submitted_directory={staging}")
     if notebook:
         args.append(f"--notebook={notebook}")
     if force:
         args.append("--force")
-    proc = course.nbgrader(args, course_dir, check=False)
-    return proc.returncode, proc.stdout + proc.stderr
+    code, log, killed = _nbgrader(args, course_dir, clock.kill_at)
+    if killed:
+        log += f"\nERROR killed: the submission's time ran out ({KILLED})\n"
+    return (-9 if killed else code), log
+
+
+KILLED = "nbgrader and its kernels were killed at 3 x the budget of wall time"
+
+
+def _stage(course_dir: Path, student: str, leave_out: list[str]) -> str:
+    """A copy of the submission without the notebooks nbgrader cannot grade (nbgrader stops at
+    them): ``STAGING/<student>/<assignment>`` in the course directory. The submission itself is
+    never touched."""
+    src = course_dir / "submitted" / student / course.ASSIGNMENT
+    dest = course_dir / STAGING / student / course.ASSIGNMENT
+    shutil.rmtree(dest.parent, ignore_errors=True)
+    shutil.copytree(src, dest, ignore=lambda folder, names: [
+        n for n in names if Path(folder) == src and n in {f"{m}.ipynb" for m in leave_out}])
+    return STAGING
+
+
+def _unstage(course_dir: Path, student: str) -> None:
+    shutil.rmtree(course_dir / STAGING / student, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        (course_dir / STAGING).rmdir()  # only if empty
 
 
 def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict]],
@@ -180,16 +267,26 @@ def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict
     if not (folder / course.GRADED_FILE).is_file():
         out.problems.append(f"no {course.GRADED_FILE} in the submission")
     failed = False
-    if not out.manual:
-        code, log = _run(course_dir, student, budget, force)
+    clock = Clock.start(budget)
+    gradable = [n for n in present if n not in out.manual]
+    if not out.manual or gradable:  # one nbgrader run; without the notebooks it stops at
+        try:
+            staging = _stage(course_dir, student, list(out.manual)) if out.manual else None
+            code, log = _run(course_dir, student, budget, force, clock=clock, staging=staging)
+        finally:
+            _unstage(course_dir, student)
         out.spent = spent(log)
+        out.stopped = bool(STOPPED.search(log))
         if "Skipping existing assignment" in log:
             out.status = "skipped"
-        if code != 0:
+        if code == -9:
+            out.killed = True
+            _flag_unfinished(course_dir, student, gradable, out)
+        elif code != 0:
             failed = True
             out.problems.extend(_errors(log) or [f"nbgrader exited with {code}"])
-    if out.manual or failed:  # grade what can be graded, notebook by notebook
-        _grade_notebooks(course_dir, student, present, out, budget, force)
+    if failed:  # grade what can be graded, notebook by notebook
+        _grade_notebooks(course_dir, student, present, out, budget, force, clock)
     for name in out.manual:
         flag_for_manual_grading(course_dir, student, name)
     out.timed_out, out.stopped_at = timed_out_cells(course_dir, student)
@@ -205,17 +302,44 @@ def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict
 
 
 def _grade_notebooks(course_dir: Path, student: str, present: list[str], out: Outcome,
-                     budget: float, force: bool) -> None:
-    """Notebook by notebook, one budget: what nbgrader cannot grade goes to ``out.manual``."""
+                     budget: float, force: bool, clock: Clock | None = None) -> None:
+    """Notebook by notebook, one budget: what nbgrader cannot grade goes to ``out.manual``.
+    After a stopped cell the next notebooks get no time (their cells are marked timed out)."""
     for name in present:
         if name in out.manual:
             continue
         left = budget - out.spent if budget != NO_BUDGET else NO_BUDGET
-        code, log = _run(course_dir, student, left, force, notebook=name)
+        if out.stopped and budget != NO_BUDGET:
+            left = 0.0
+        if out.killed:
+            out.manual[name] = f"not graded: {KILLED}"
+            continue
+        code, log = _run(course_dir, student, left, force, notebook=name, clock=clock)
         out.spent += spent(log)
-        if code != 0:
+        out.stopped = out.stopped or bool(STOPPED.search(log))
+        if code == -9:
+            out.killed = True
+            out.manual[name] = f"not graded: {KILLED}"
+        elif code != 0:
             errors = _errors(log)
             out.manual[name] = "nbgrader failed: " + (" | ".join(errors) or f"exit {code}")
+
+
+def _flag_unfinished(course_dir: Path, student: str, names: list[str], out: Outcome) -> None:
+    """After nbgrader was killed: the handed-in notebooks it had not scored need a human."""
+    from nbgrader.api import MissingEntry
+
+    with _gradebook(course_dir) as gb:
+        for name in names:
+            try:
+                nb = gb.find_submission_notebook(name, course.ASSIGNMENT, student)
+            except MissingEntry:
+                unfinished = True
+            else:
+                unfinished = any(g.auto_score is None and g.manual_score is None
+                                 for g in nb.grades)
+            if unfinished:
+                out.manual[name] = f"not graded: {KILLED}"
 
 
 def timed_out_cells(course_dir: Path, student: str) -> tuple[dict[str, int], str]:
