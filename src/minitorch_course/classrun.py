@@ -60,6 +60,7 @@ class Outcome:
     status: str = "graded"  # graded | partly graded | failed | skipped (already autograded)
     seconds: float = 0.0  # wall time, nbgrader's own work included
     spent: float = 0.0  # of the time budget: the kernels' CPU seconds, start-ups included
+    cpu: float = 0.0  # CPU seconds of everything run for it: nbgrader and its kernels
     problems: list[str] = field(default_factory=list)  # why it failed (nbgrader's errors)
     manual: dict[str, str] = field(default_factory=dict)  # notebook -> why it needs a human
     timed_out: dict[str, int] = field(default_factory=dict)  # notebook -> graded cells
@@ -171,7 +172,16 @@ class Clock:
 
 WALL_FACTOR = 3.0  # a submission's nbgrader is killed at 3 x budget of wall time, whatever runs
 STOPPED = re.compile(r"time budget: \S* stopped at (\S+)")  # nbgrader_ext.STOPPED_LOG
+DIED = re.compile(r"kernel died: \S* in (\S+)/(.+)$", re.M)  # nbgrader_ext.DIED_LOG
 STAGING = "classrun-staging"  # a submission's gradable notebooks, copied for one nbgrader run
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished child processes (and theirs: the kernels)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _kill(pid: int) -> None:
@@ -252,7 +262,7 @@ def _unstage(course_dir: Path, student: str) -> None:
 def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict]],
               budget: float = BUDGET, force: bool = False) -> Outcome:
     """Autograde one learner's submission; never raises for anything the submission holds."""
-    start = time.monotonic()
+    start, cpu = time.monotonic(), _children_cpu()
     out = Outcome(student)
     folder = course_dir / "submitted" / student / course.ASSIGNMENT
     if not folder.is_dir():
@@ -277,6 +287,7 @@ def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict
             _unstage(course_dir, student)
         out.spent = spent(log)
         out.stopped = bool(STOPPED.search(log))
+        _kernel_died(log, out)
         if "Skipping existing assignment" in log:
             out.status = "skipped"
         if code == -9:
@@ -292,6 +303,7 @@ def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict
     out.timed_out, out.stopped_at = timed_out_cells(course_dir, student)
     out.scores = notebook_scores(course_dir, student)
     out.seconds = round(time.monotonic() - start, 1)
+    out.cpu = round(_children_cpu() - cpu, 1)
     if out.status != "skipped":
         graded = [n for n in present if n not in out.manual]
         if out.manual and graded:
@@ -317,12 +329,21 @@ def _grade_notebooks(course_dir: Path, student: str, present: list[str], out: Ou
         code, log = _run(course_dir, student, left, force, notebook=name, clock=clock)
         out.spent += spent(log)
         out.stopped = out.stopped or bool(STOPPED.search(log))
+        _kernel_died(log, out)
         if code == -9:
             out.killed = True
             out.manual[name] = f"not graded: {KILLED}"
         elif code != 0:
             errors = _errors(log)
             out.manual[name] = "nbgrader failed: " + (" | ".join(errors) or f"exit {code}")
+
+
+def _kernel_died(log: str, out: Outcome) -> None:
+    """A notebook whose kernel died (``nbgrader_ext.DIED_LOG``) needs a human: the cells after
+    the one it died in were not run."""
+    for notebook, cell in DIED.findall(log):
+        out.manual.setdefault(notebook, f"the kernel died at {cell.strip()} (os._exit, a crash): "
+                                        "the cells after it were not run")
 
 
 def _flag_unfinished(course_dir: Path, student: str, names: list[str], out: Outcome) -> None:
@@ -400,7 +421,8 @@ def class_run(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
     for i, student in enumerate(learners, 1):
         outcome = grade_one(course_dir, student, expected, budget=budget, force=force)
         outcomes.append(outcome)
-        log(f"[{i}/{len(learners)}] {student}: {outcome.status} in {outcome.seconds:.0f} s"
+        log(f"[{i}/{len(learners)}] {student}: {outcome.status} in {outcome.seconds:.0f} s "
+            f"({outcome.cpu:.0f} s CPU)"
             + (f", timed out in {', '.join(outcome.timed_out)}" if outcome.timed_out else "")
             + (f", needs manual grading: {', '.join(outcome.manual)}" if outcome.manual else ""))
     return outcomes

@@ -28,7 +28,7 @@ import math
 import time
 from typing import Any
 
-from nbclient.exceptions import CellTimeoutError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader import utils
@@ -38,7 +38,7 @@ from nbgrader.preprocessors import (
     NbGraderPreprocessor,
     OverwriteCells,
 )
-from traitlets import Float
+from traitlets import Float, default
 
 HIDDEN_TEST_FAILED = ("no es la respuesta esperada (una prueba oculta falló) / "
                       "not the expected answer (a hidden test failed)")
@@ -104,6 +104,8 @@ TIMED_OUT = "TimeBudgetExceeded"  # ename of a cell skipped because the budget w
 CELL_TIMED_OUT = "CellTimeoutError"  # ename nbgrader gives a cell stopped by its timeout
 SPENT_LOG = "time budget: %s spent %.1f s of %g s"  # logged after each notebook
 STOPPED_LOG = "time budget: %s stopped at %s"  # logged when a cell is stopped (its timeout)
+KERNEL_DIED = "DeadKernelError"  # ename of the cell the kernel died in, and of those not run after
+DIED_LOG = "kernel died: %s in %s/%s"  # student, notebook, cell
 _SPENT: dict[str, list[float]] = {}  # student id -> [kernel CPU s, wall s] of finished notebooks
 _STARTED: dict[str, float] = {}  # student id -> when its first notebook started (time.time())
 _STOPPED: set[str] = set()  # students with a cell stopped by its timeout: nothing more runs
@@ -141,6 +143,14 @@ class BudgetedExecute(Execute):
                           "seconds (a busy machine) before it is stopped.").tag(config=True)
 
     _notebook_started = 0.0
+    _died = ""  # the cell the kernel died in, in the notebook running now
+
+    @default("shutdown_kernel")
+    def _kill_the_kernel(self) -> str:
+        """Every output is in once the last cell replied: kill the kernel rather than wait for
+        it to exit (a graceful shutdown cost about 1 s of CPU per notebook, a quarter of an
+        honest submission's grading)."""
+        return "immediate"
 
     def _student(self) -> str:
         return str((self.resources or {}).get("nbgrader", {}).get("student", ""))
@@ -195,11 +205,12 @@ class BudgetedExecute(Execute):
         _STARTED.setdefault(self._student(), time.time())
         self._notebook_started = time.monotonic()
         self._last = (0.0, 0.0)
+        self._died = ""
         shutdown = self.shutdown_kernel
         try:
             return super().preprocess(nb, resources, km)
         finally:
-            self.shutdown_kernel = shutdown
+            self.shutdown_kernel = shutdown  # _stop changes it for this notebook only
             student = self._student()
             _SPENT[student] = [a + b for a, b in zip(_SPENT.get(student, [0.0, 0.0]),
                                                       self._last)]
@@ -210,6 +221,10 @@ class BudgetedExecute(Execute):
     def preprocess_cell(self, cell: NotebookNode, resources: dict,
                         index: int) -> tuple[NotebookNode, dict]:
         if cell.cell_type != "code":
+            return cell, resources
+        if self._died:
+            self._mark(cell, KERNEL_DIED, f"not run: the kernel died at {self._died} / sin "
+                       f"ejecutar: el kernel murió en {self._died}")
             return cell, resources
         left = self.remaining()
         if left <= 0:
@@ -222,13 +237,22 @@ class BudgetedExecute(Execute):
         self.timeout = max(1, math.ceil(min(limits))) if limits else None
         try:
             return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:  # os._exit, a crash: the notebook's other cells are not run,
+            # and nbgrader goes on with the next notebook rather than fail the whole submission
+            self._died = _where(cell, index)
+            self._mark(cell, KERNEL_DIED, f"the kernel died while running this cell / el kernel "
+                       f"murió al ejecutar esta celda ({self._died})")
+            self.log.error(DIED_LOG, self._student(),
+                           (resources.get("nbgrader") or {}).get("notebook", "?"), self._died)
+            return cell, resources
         except CellTimeoutError as err:  # e.g. a kernel that ignores the interrupt
             cell.outputs = [*cell.get("outputs", []), new_output(
                 "error", ename=CELL_TIMED_OUT, evalue=str(err).splitlines()[0],
                 traceback=[f"{CELL_TIMED_OUT}: {err}"])]
             return cell, resources
         finally:
-            self._last = self._running()  # the kernel is gone once the notebook is done
+            if not self._died:  # a dead kernel has no CPU time to read: keep the last one
+                self._last = self._running()  # the kernel is gone once the notebook is done
             if any(out.get("ename") == CELL_TIMED_OUT for out in cell.get("outputs", [])):
                 self._stop(cell, index)
 
@@ -237,17 +261,26 @@ class BudgetedExecute(Execute):
         student = self._student()
         _STOPPED.add(student)
         self.shutdown_kernel = "immediate"  # a kernel that ignores interrupts may still loop
-        where = (cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index}")
-        self.log.info(STOPPED_LOG, student, where)
+        self.log.info(STOPPED_LOG, student, _where(cell, index))
 
     def _mark_timed_out(self, cell: NotebookNode) -> None:
+        self._mark(cell, TIMED_OUT, f"timed out: not run, the submission's time budget "
+                   f"({self.budget:g} s) was used up / sin ejecutar: se agotó el tiempo de la "
+                   "entrega")
+
+    @staticmethod
+    def _mark(cell: NotebookNode, ename: str, message: str) -> None:
+        """The cell's only output: an error (nbgrader scores a graded cell with one 0)."""
         if cell.cell_type != "code":
             return
-        message = (f"timed out: not run, the submission's time budget ({self.budget:g} s) "
-                   "was used up / sin ejecutar: se agotó el tiempo de la entrega")
-        cell.outputs = [new_output("error", ename=TIMED_OUT, evalue=message,
-                                   traceback=[f"{TIMED_OUT}: {message}"])]
+        cell.outputs = [new_output("error", ename=ename, evalue=message,
+                                   traceback=[f"{ename}: {message}"])]
         cell.execution_count = None
+
+
+def _where(cell: NotebookNode, index: int) -> str:
+    """A cell's grade_id, or its index."""
+    return (cell.metadata.get("nbgrader") or {}).get("grade_id") or f"cell {index}"
 
 
 def _replace(default: list, old: type, new: type) -> list:
