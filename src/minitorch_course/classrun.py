@@ -11,12 +11,17 @@
   ``grade``/``solution`` flags were flipped makes nbgrader stop ("nbgrader update", "Inconsistent
   checksums") or score it 0 silently. Such a notebook is not graded: its grades are flagged
   ``needs_manual_grade`` in the gradebook, the report names it and why, and the learner's other
-  notebooks are graded one by one (``--notebook``);
+  notebooks are graded in one nbgrader run over a copy of the submission without it
+  (``STAGING``; the submission itself is never touched);
 - a learner whose nbgrader run fails anyway is retried notebook by notebook, to grade what can be
   graded and name the notebook that fails;
-- each submission has a time budget (``--budget`` CPU seconds of its kernels for all its
-  notebooks, wall time capped at three times that; ``nbgrader_ext.BudgetedExecute``): after its
-  first timeout the remaining cells are marked timed out without running.
+- each submission has a time budget (``--budget`` seconds for all its notebooks;
+  ``nbgrader_ext.BudgetedExecute``): a cell still running ``--budget`` seconds of wall time
+  after the submission's nbgrader started is stopped, unless the submission's cells keep
+  finishing (a busy machine: then its kernels get ``--budget`` CPU seconds); after the first
+  stopped cell the remaining cells are marked timed out without running; and at
+  ``WALL_FACTOR`` times the budget nbgrader and its kernels are killed, whatever runs (the
+  notebooks not scored by then are flagged for manual grading).
 
 The run ends with a report (printed, and written to ``reports/autograde-<time>.{txt,json}`` in
 the course directory): who was graded, who failed and why, whose cells timed out, who needs
@@ -43,7 +48,7 @@ from pathlib import Path
 
 from minitorch_course import course
 
-BUDGET = 60.0  # CPU seconds of the kernels per submission (all its notebooks); wall: 3x
+BUDGET = 60.0  # seconds per submission (all its notebooks): see nbgrader_ext.BudgetedExecute
 NO_BUDGET = 0.0  # --budget 0: no budget (only the per-cell Execute.timeout)
 QUIZ = "07-quiz"
 QUIZ_PASS = 0.70  # the quiz is passed with 70 % of its points
