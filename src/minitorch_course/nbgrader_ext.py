@@ -233,7 +233,7 @@ class BudgetedExecute(Execute):
         if not hasattr(self, "_cell_timeout"):
             self._cell_timeout = self.timeout  # the configured one, before this overrides it
         to_deadline = max(self.until_deadline(), self.stall_timeout)
-        limits = [t for t in (self._cell_timeout, left, to_deadline) if t and t > 0]
+        limits = [t for t in (self._cell_timeout, left, to_deadline) if t and 0 < t < math.inf]
         self.timeout = max(1, math.ceil(min(limits))) if limits else None
         try:
             return super().preprocess_cell(cell, resources, index)
