@@ -243,7 +243,7 @@ def _run(course_dir: Path, student: str, budget: float, force: bool,
     return (-9 if killed else code), log
 
 
-KILLED = "nbgrader and its kernels were killed at 3 x the budget of wall time"
+KILLED = f"nbgrader and its kernels were killed at {WALL_FACTOR:g} x the budget of wall time"
 
 
 def _stage(course_dir: Path, student: str, leave_out: list[str]) -> str:
