@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -34,7 +36,11 @@ from minitorch_course import course  # noqa: E402
 ASSIGNMENT = course.ASSIGNMENT
 ADD = 'return Tensor._make(self.data + other.data, (self, other), "add", _backward)'
 MUL = 'return Tensor._make(a * b, (self, other), "mul", _backward)'
-TOPO = "while stack:\n"
+# a topological sort that never ends: a visited node is pushed back instead of skipped (any
+# graph where a node is reached twice, e.g. x * x, loops; the memory used stays the same)
+TOPO = ("            if id(node) in visited:\n                continue\n",
+        "            if id(node) in visited:\n                stack.append((node, parents_done))\n"
+        "                continue\n")
 TANH = ("return (g * (1.0 - t * t),)", "return (g * (1.0 - t),)")
 
 
@@ -63,7 +69,7 @@ def kinds(reference: str, stub: str) -> dict[str, tuple[int, list[tuple[str, str
         ]),
         "looping": (5, [
             ("loop-add", reference.replace(ADD, _loop_before(ADD)), {"answered": True}),
-            ("loop-topo", reference.replace(TOPO, "while True:\n", 1), {"answered": True}),
+            ("loop-topo", reference.replace(*TOPO), {"answered": True}),
         ]),
         "malformed": (7, [
             ("renamed-grade-id", reference, {"answered": True,
@@ -121,7 +127,7 @@ def make_class(course_dir: Path, learners: int) -> dict[str, str]:
     reference = REFERENCE.read_text(encoding="utf-8")
     stub = (release / course.GRADED_FILE).read_text(encoding="utf-8")
     mix = kinds(reference, stub)
-    for old in (ADD, MUL, TOPO, TANH[0]):
+    for old in (ADD, MUL, TOPO[0], TANH[0]):
         assert old in reference, f"the benchmark's edit no longer applies: {old!r}"
     total = sum(share for share, _ in mix.values())
     made: dict[str, str] = {}
@@ -133,6 +139,38 @@ def make_class(course_dir: Path, learners: int) -> dict[str, str]:
             submit(course_dir, release, student, tensor, spec)
             made[student] = f"{kind}/{name}"
     return made
+
+
+LOAD_EVERY = 30  # seconds between load-average samples during the run
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _sample_load(into: list[float]) -> None:
+    while True:
+        into.append(os.getloadavg()[0])
+        time.sleep(LOAD_EVERY)
+
+
+def per_kind(course_dir: Path, made: dict[str, str]) -> str:
+    """Wall and CPU seconds per learner, by kind/variant, from the class run's JSON report."""
+    reports = sorted((course_dir / "reports").glob("autograde-*.json"))
+    if not reports:
+        return "no report written"
+    rows: dict[str, list[dict]] = {}
+    for o in json.loads(reports[-1].read_text(encoding="utf-8"))["submissions"]:
+        rows.setdefault(made.get(o["student"], "?"), []).append(o)
+    lines = [f"{'kind/variant':28} {'n':>2} {'wall s':>12} {'CPU s':>12}  status"]
+    for name, group in sorted(rows.items()):
+        wall = [o["seconds"] for o in group]
+        cpu = [o.get("cpu", 0.0) for o in group]
+        status = ", ".join(sorted({o["status"] for o in group}))
+        lines.append(f"{name:28} {len(group):>2} {min(wall):5.0f}-{max(wall):<6.0f} "
+                     f"{min(cpu):5.0f}-{max(cpu):<6.0f}  {status}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,17 +195,25 @@ def main(argv: list[str] | None = None) -> int:
               + ", ".join(f"{k}: {sum(v.startswith(k + '/') for v in made.values())}"
                           for k in ("honest", "partial", "hostile", "looping", "malformed")))
         load = os.getloadavg()
-        start = time.monotonic()
+        loads: list[float] = []
+        sampler = threading.Thread(target=_sample_load, args=(loads,), daemon=True)
+        start, cpu = time.monotonic(), _children_cpu()
+        sampler.start()
         proc = subprocess.run([sys.executable, "-m", "minitorch_course.classrun", "autograde",
                                "--course-dir", str(course_dir), "--budget", f"{args.budget:g}"],
                               env=course.grading_env())
-        seconds = time.monotonic() - start
+        seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
         load_after = os.getloadavg()
-        print(f"\nclass run of {len(made)} learners: {seconds:.0f} s ({seconds / 60:.1f} min), "
-              f"{seconds / len(made):.0f} s per learner, budget {args.budget:g} s, "
-              f"exit {proc.returncode}; {os.cpu_count()} cores, load average "
-              f"{load[0]:.1f} before, {load_after[0]:.1f} / {load_after[1]:.1f} / "
+        loads.append(load_after[0])
+        print(f"\nclass run of {len(made)} learners: {seconds:.0f} s ({seconds / 60:.1f} min) "
+              f"of wall time, {cpu:.0f} s ({cpu / 60:.1f} min) of CPU time (the class run, "
+              f"nbgrader, the kernels), {seconds / len(made):.0f} s / {cpu / len(made):.0f} s "
+              f"per learner, budget {args.budget:g} s, exit {proc.returncode}; "
+              f"{os.cpu_count()} cores, load average {load[0]:.1f} before, during "
+              f"{min(loads):.1f}-{max(loads):.1f} (mean {sum(loads) / len(loads):.1f}, 1-min "
+              f"samples every {LOAD_EVERY} s), {load_after[0]:.1f} / {load_after[1]:.1f} / "
               f"{load_after[2]:.1f} after (1/5/15 min)")
+        print(per_kind(course_dir, made))
         print("kinds: " + json.dumps(made))
         return 0
     finally:

@@ -83,3 +83,41 @@ def test_a_broken_file_is_named(tmp_path):
     path = tmp_path / "nb.ipynb"
     path.write_text('{"cells": [', encoding="utf-8")
     assert classrun.malformed(path, EXPECTED).startswith("not a readable notebook")
+
+
+def _cell_timeout(monkeypatch, student: str, **config) -> object:
+    """The timeout ``BudgetedExecute`` gives a cell (nothing runs: ``Execute`` is stubbed), or
+    the ename it marks the cell with instead."""
+    from nbformat.v4 import new_code_cell
+
+    from minitorch_course import nbgrader_ext
+
+    given = []
+    monkeypatch.setattr(nbgrader_ext.Execute, "preprocess_cell",
+                        lambda self, cell, resources, index: (given.append(self.timeout),
+                                                              (cell, resources))[1])
+    execute = nbgrader_ext.BudgetedExecute(**config)
+    execute.resources = {"nbgrader": {"student": student}}
+    cell = new_code_cell("1")
+    execute.preprocess_cell(cell, {}, 0)
+    return given[0] if given else cell.outputs[0]["ename"]
+
+
+def test_a_cell_runs_until_the_deadline_then_for_the_stall_timeout(monkeypatch):
+    import time
+
+    now = time.time()
+    assert _cell_timeout(monkeypatch, "a", budget=60, timeout=600, deadline=now + 45) in (44, 45)
+    assert _cell_timeout(monkeypatch, "b", budget=60, timeout=600, deadline=now - 5,
+                         stall_timeout=10) == 10  # a busy machine: cells that finish go on
+    assert _cell_timeout(monkeypatch, "c", budget=60, timeout=20, deadline=now + 45) == 20
+    assert _cell_timeout(monkeypatch, "d", budget=0, timeout=600) == 600  # no budget
+    assert _cell_timeout(monkeypatch, "e", budget=0, timeout=None) is None
+
+
+def test_after_a_stopped_cell_nothing_more_runs(monkeypatch):
+    from minitorch_course import nbgrader_ext
+
+    monkeypatch.setattr(nbgrader_ext, "_STOPPED", {"looper"})
+    assert _cell_timeout(monkeypatch, "looper", budget=60, timeout=600) == nbgrader_ext.TIMED_OUT
+    assert _cell_timeout(monkeypatch, "other", budget=60, timeout=600) == 60

@@ -11,12 +11,17 @@
   ``grade``/``solution`` flags were flipped makes nbgrader stop ("nbgrader update", "Inconsistent
   checksums") or score it 0 silently. Such a notebook is not graded: its grades are flagged
   ``needs_manual_grade`` in the gradebook, the report names it and why, and the learner's other
-  notebooks are graded one by one (``--notebook``);
+  notebooks are graded in one nbgrader run over a copy of the submission without it
+  (``STAGING``; the submission itself is never touched);
 - a learner whose nbgrader run fails anyway is retried notebook by notebook, to grade what can be
   graded and name the notebook that fails;
-- each submission has a time budget (``--budget`` CPU seconds of its kernels for all its
-  notebooks, wall time capped at three times that; ``nbgrader_ext.BudgetedExecute``): after its
-  first timeout the remaining cells are marked timed out without running.
+- each submission has a time budget (``--budget`` seconds for all its notebooks;
+  ``nbgrader_ext.BudgetedExecute``): a cell still running ``--budget`` seconds of wall time
+  after the submission's nbgrader started is stopped, unless the submission's cells keep
+  finishing (a busy machine: then its kernels get ``--budget`` CPU seconds); after the first
+  stopped cell the remaining cells are marked timed out without running; and at
+  ``WALL_FACTOR`` times the budget nbgrader and its kernels are killed, whatever runs (the
+  notebooks not scored by then are flagged for manual grading).
 
 The run ends with a report (printed, and written to ``reports/autograde-<time>.{txt,json}`` in
 the course directory): who was graded, who failed and why, whose cells timed out, who needs
@@ -28,10 +33,14 @@ Grading data is never deleted: without ``--force`` an already autograded submiss
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import fnmatch
 import json
 import re
+import shutil
+import subprocess
+import sys
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -39,7 +48,7 @@ from pathlib import Path
 
 from minitorch_course import course
 
-BUDGET = 60.0  # CPU seconds of the kernels per submission (all its notebooks); wall: 3x
+BUDGET = 60.0  # seconds per submission (all its notebooks): see nbgrader_ext.BudgetedExecute
 NO_BUDGET = 0.0  # --budget 0: no budget (only the per-cell Execute.timeout)
 QUIZ = "07-quiz"
 QUIZ_PASS = 0.70  # the quiz is passed with 70 % of its points
@@ -56,11 +65,14 @@ class Outcome:
     status: str = "graded"  # graded | partly graded | failed | skipped (already autograded)
     seconds: float = 0.0  # wall time, nbgrader's own work included
     spent: float = 0.0  # of the time budget: the kernels' CPU seconds, start-ups included
+    cpu: float = 0.0  # CPU seconds of everything run for it: nbgrader and its kernels
     problems: list[str] = field(default_factory=list)  # why it failed (nbgrader's errors)
     manual: dict[str, str] = field(default_factory=dict)  # notebook -> why it needs a human
     timed_out: dict[str, int] = field(default_factory=dict)  # notebook -> graded cells
     stopped_at: str = ""  # notebook/grade_id of the cell running when the budget ran out
     scores: dict[str, list[float]] = field(default_factory=dict)  # notebook -> [score, max]
+    stopped: bool = False  # a cell was stopped by the budget: nothing more ran
+    killed: bool = False  # nbgrader was killed at WALL_FACTOR x budget (Clock.kill_at)
 
 
 # ---------------------------------------------------------------- what the gradebook expects
@@ -148,24 +160,114 @@ def spent(log: str) -> float:
     return float(found[-1]) if found else 0.0
 
 
+@dataclass
+class Clock:
+    """One submission's wall clock: its budget's deadline, and when it is killed (time.time())."""
+
+    deadline: float = 0.0  # cells still running then are stopped (nbgrader_ext.BudgetedExecute)
+    kill_at: float = 0.0  # nbgrader and its kernels are killed then (0: never)
+
+    @classmethod
+    def start(cls, budget: float) -> Clock:
+        if budget == NO_BUDGET:
+            return cls()
+        now = time.time()
+        return cls(deadline=now + budget, kill_at=now + WALL_FACTOR * budget)
+
+
+WALL_FACTOR = 3.0  # a submission's nbgrader is killed at 3 x budget of wall time, whatever runs
+STOPPED = re.compile(r"time budget: \S* stopped at (\S+)")  # nbgrader_ext.STOPPED_LOG
+DIED = re.compile(r"kernel died: \S* in (\S+)/(.+)$", re.M)  # nbgrader_ext.DIED_LOG
+STAGING = "classrun-staging"  # a submission's gradable notebooks, copied for one nbgrader run
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished child processes (and theirs: the kernels)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _kill(pid: int) -> None:
+    """Kill nbgrader and everything it started (its kernels run in sessions of their own)."""
+    import psutil
+
+    try:
+        procs = [psutil.Process(pid)]
+        procs += procs[0].children(recursive=True)
+    except psutil.NoSuchProcess:
+        return
+    for proc in reversed(procs):
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            pass
+
+
+def _nbgrader(args: list[str], course_dir: Path, kill_at: float) -> tuple[int, str, bool]:
+    """``nbgrader ARGS`` (as ``course.nbgrader``), killed with its kernels at ``kill_at``:
+    (exit code, output, killed)."""
+    proc = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=course_dir,
+                            env=course.grading_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=max(kill_at - time.time(), 0.1) if kill_at else None)
+        return proc.returncode, out, False
+    except subprocess.TimeoutExpired:
+        _kill(proc.pid)
+        out, _ = proc.communicate()
+        return proc.returncode, out, True
+
+
 def _run(course_dir: Path, student: str, budget: float, force: bool,
-         notebook: str | None = None) -> tuple[int, str]:
-    """``nbgrader autograde`` of one learner; ``budget`` <= 0: no time left (not: no budget)."""
+         notebook: str | None = None, clock: Clock | None = None,
+         staging: str | None = None) -> tuple[int, str]:
+    """``nbgrader autograde`` of one learner; ``budget`` <= 0: no time left (not: no budget).
+    Past ``clock.kill_at`` nbgrader is killed: exit code -9 and a line saying so."""
+    clock = clock or Clock()
     left = max(budget, 0.001) if budget != NO_BUDGET else 0  # 0 means none to nbgrader_ext
     args = ["autograde", course.ASSIGNMENT, "--student", student,
             f"--BudgetedExecute.budget={left:g}"]
+    if clock.deadline:
+        args.append(f"--BudgetedExecute.deadline={clock.deadline:.3f}")
+    if staging:
+        args.append(f"--CourseDirectory.submitted_directory={staging}")
     if notebook:
         args.append(f"--notebook={notebook}")
     if force:
         args.append("--force")
-    proc = course.nbgrader(args, course_dir, check=False)
-    return proc.returncode, proc.stdout + proc.stderr
+    code, log, killed = _nbgrader(args, course_dir, clock.kill_at)
+    if killed:
+        log += f"\nERROR killed: the submission's time ran out ({KILLED})\n"
+    return (-9 if killed else code), log
+
+
+KILLED = f"nbgrader and its kernels were killed at {WALL_FACTOR:g} x the budget of wall time"
+
+
+def _stage(course_dir: Path, student: str, leave_out: list[str]) -> str:
+    """A copy of the submission without the notebooks nbgrader cannot grade (nbgrader stops at
+    them): ``STAGING/<student>/<assignment>`` in the course directory. The submission itself is
+    never touched."""
+    src = course_dir / "submitted" / student / course.ASSIGNMENT
+    dest = course_dir / STAGING / student / course.ASSIGNMENT
+    shutil.rmtree(dest.parent, ignore_errors=True)
+    shutil.copytree(src, dest, ignore=lambda folder, names: [
+        n for n in names if Path(folder) == src and n in {f"{m}.ipynb" for m in leave_out}])
+    return STAGING
+
+
+def _unstage(course_dir: Path, student: str) -> None:
+    shutil.rmtree(course_dir / STAGING / student, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        (course_dir / STAGING).rmdir()  # only if empty
 
 
 def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict]],
               budget: float = BUDGET, force: bool = False) -> Outcome:
     """Autograde one learner's submission; never raises for anything the submission holds."""
-    start = time.monotonic()
+    start, cpu = time.monotonic(), _children_cpu()
     out = Outcome(student)
     folder = course_dir / "submitted" / student / course.ASSIGNMENT
     if not folder.is_dir():
@@ -180,21 +282,33 @@ def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict
     if not (folder / course.GRADED_FILE).is_file():
         out.problems.append(f"no {course.GRADED_FILE} in the submission")
     failed = False
-    if not out.manual:
-        code, log = _run(course_dir, student, budget, force)
+    clock = Clock.start(budget)
+    gradable = [n for n in present if n not in out.manual]
+    if not out.manual or gradable:  # one nbgrader run; without the notebooks it stops at
+        try:
+            staging = _stage(course_dir, student, list(out.manual)) if out.manual else None
+            code, log = _run(course_dir, student, budget, force, clock=clock, staging=staging)
+        finally:
+            _unstage(course_dir, student)
         out.spent = spent(log)
+        out.stopped = bool(STOPPED.search(log))
+        _kernel_died(log, out)
         if "Skipping existing assignment" in log:
             out.status = "skipped"
-        if code != 0:
+        if code == -9:
+            out.killed = True
+            _flag_unfinished(course_dir, student, gradable, out)
+        elif code != 0:
             failed = True
             out.problems.extend(_errors(log) or [f"nbgrader exited with {code}"])
-    if out.manual or failed:  # grade what can be graded, notebook by notebook
-        _grade_notebooks(course_dir, student, present, out, budget, force)
+    if failed:  # grade what can be graded, notebook by notebook
+        _grade_notebooks(course_dir, student, present, out, budget, force, clock)
     for name in out.manual:
         flag_for_manual_grading(course_dir, student, name)
     out.timed_out, out.stopped_at = timed_out_cells(course_dir, student)
     out.scores = notebook_scores(course_dir, student)
     out.seconds = round(time.monotonic() - start, 1)
+    out.cpu = round(_children_cpu() - cpu, 1)
     if out.status != "skipped":
         graded = [n for n in present if n not in out.manual]
         if out.manual and graded:
@@ -205,17 +319,53 @@ def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict
 
 
 def _grade_notebooks(course_dir: Path, student: str, present: list[str], out: Outcome,
-                     budget: float, force: bool) -> None:
-    """Notebook by notebook, one budget: what nbgrader cannot grade goes to ``out.manual``."""
+                     budget: float, force: bool, clock: Clock | None = None) -> None:
+    """Notebook by notebook, one budget: what nbgrader cannot grade goes to ``out.manual``.
+    After a stopped cell the next notebooks get no time (their cells are marked timed out)."""
     for name in present:
         if name in out.manual:
             continue
         left = budget - out.spent if budget != NO_BUDGET else NO_BUDGET
-        code, log = _run(course_dir, student, left, force, notebook=name)
+        if out.stopped and budget != NO_BUDGET:
+            left = 0.0
+        if out.killed:
+            out.manual[name] = f"not graded: {KILLED}"
+            continue
+        code, log = _run(course_dir, student, left, force, notebook=name, clock=clock)
         out.spent += spent(log)
-        if code != 0:
+        out.stopped = out.stopped or bool(STOPPED.search(log))
+        _kernel_died(log, out)
+        if code == -9:
+            out.killed = True
+            out.manual[name] = f"not graded: {KILLED}"
+        elif code != 0:
             errors = _errors(log)
             out.manual[name] = "nbgrader failed: " + (" | ".join(errors) or f"exit {code}")
+
+
+def _kernel_died(log: str, out: Outcome) -> None:
+    """A notebook whose kernel died (``nbgrader_ext.DIED_LOG``) needs a human: the cells after
+    the one it died in were not run."""
+    for notebook, cell in DIED.findall(log):
+        out.manual.setdefault(notebook, f"the kernel died at {cell.strip()} (os._exit, a crash): "
+                                        "the cells after it were not run")
+
+
+def _flag_unfinished(course_dir: Path, student: str, names: list[str], out: Outcome) -> None:
+    """After nbgrader was killed: the handed-in notebooks it had not scored need a human."""
+    from nbgrader.api import MissingEntry
+
+    with _gradebook(course_dir) as gb:
+        for name in names:
+            try:
+                nb = gb.find_submission_notebook(name, course.ASSIGNMENT, student)
+            except MissingEntry:
+                unfinished = True
+            else:
+                unfinished = any(g.auto_score is None and g.manual_score is None
+                                 for g in nb.grades)
+            if unfinished:
+                out.manual[name] = f"not graded: {KILLED}"
 
 
 def timed_out_cells(course_dir: Path, student: str) -> tuple[dict[str, int], str]:
@@ -276,7 +426,8 @@ def class_run(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
     for i, student in enumerate(learners, 1):
         outcome = grade_one(course_dir, student, expected, budget=budget, force=force)
         outcomes.append(outcome)
-        log(f"[{i}/{len(learners)}] {student}: {outcome.status} in {outcome.seconds:.0f} s"
+        log(f"[{i}/{len(learners)}] {student}: {outcome.status} in {outcome.seconds:.0f} s "
+            f"({outcome.cpu:.0f} s CPU)"
             + (f", timed out in {', '.join(outcome.timed_out)}" if outcome.timed_out else "")
             + (f", needs manual grading: {', '.join(outcome.manual)}" if outcome.manual else ""))
     return outcomes

@@ -59,7 +59,7 @@ ASSIGNMENT = "fase08"
 COURSE_ID = "minitorch-fase08"  # nbgrader's course id: learners' exchange commands name it
 GRADED_FILE = "minitorch/tensor.py"  # the one file autograde takes from the submission
 CELL_TIMEOUT = 600  # seconds per cell; the slowest graded cell takes a few seconds
-BUDGET = 60  # CPU seconds per submission, all its notebooks (nbgrader_ext.BudgetedExecute)
+BUDGET = 60  # seconds per submission, all its notebooks: wall time to its deadline, kernels' CPU
 
 # What a learner receives in a class release (source/fase08/ -> release/fase08/): the lab
 # notebooks (solutions and hidden tests stripped by nbgrader), the packages they import
@@ -118,7 +118,7 @@ c.Autograde.sanitize_preprocessors = nbgrader_ext.autograde_sanitize_preprocesso
 # One time budget per submission, all its notebooks together (`classrun autograde --budget`):
 # Execute.timeout alone is per cell, and a looping op would cost it once per graded cell.
 c.Autograde.autograde_preprocessors = nbgrader_ext.autograde_preprocessors()
-c.BudgetedExecute.budget = {BUDGET}  # CPU seconds of the kernels
+c.BudgetedExecute.budget = {BUDGET}  # wall seconds to the deadline, then CPU seconds of the kernels
 c.BudgetedExecute.wall_factor = 3  # and at most 3 x budget of wall time
 c.GenerateFeedback.preprocessors = nbgrader_ext.feedback_preprocessors()
 '''

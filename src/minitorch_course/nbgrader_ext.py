@@ -15,10 +15,10 @@ of a class release.
   failing hidden line, answer included) with the error's name and message. nbgrader shows hidden
   tests in feedback by design.
 - :class:`BudgetedExecute` replaces nbgrader's ``Execute`` at autograde: each submission (one
-  student) gets a time budget for all its notebooks together; every cell's timeout is the
-  budget's remainder (or ``Execute.timeout``, if smaller), and once the budget is used up the
-  remaining code cells get a "timed out" error without running. ``Execute.timeout`` alone is per
-  cell: a looping engine would cost it once per graded cell (hours).
+  student) gets a time budget for all its notebooks together; a cell still running when it is
+  used up is stopped, and after the first stopped cell the remaining code cells get a "timed
+  out" error without running. ``Execute.timeout`` alone is per cell: a looping engine would cost
+  it once per graded cell (hours).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import math
 import time
 from typing import Any
 
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader import utils
@@ -37,7 +38,7 @@ from nbgrader.preprocessors import (
     NbGraderPreprocessor,
     OverwriteCells,
 )
-from traitlets import Float
+from traitlets import Float, default
 
 HIDDEN_TEST_FAILED = ("no es la respuesta esperada (una prueba oculta falló) / "
                       "not the expected answer (a hidden test failed)")
@@ -102,27 +103,54 @@ class HideHiddenTests(NbGraderPreprocessor):
 TIMED_OUT = "TimeBudgetExceeded"  # ename of a cell skipped because the budget was used up
 CELL_TIMED_OUT = "CellTimeoutError"  # ename nbgrader gives a cell stopped by its timeout
 SPENT_LOG = "time budget: %s spent %.1f s of %g s"  # logged after each notebook
+STOPPED_LOG = "time budget: %s stopped at %s"  # logged when a cell is stopped (its timeout)
+KERNEL_DIED = "DeadKernelError"  # ename of the cell the kernel died in, and of those not run after
+DIED_LOG = "kernel died: %s in %s/%s"  # student, notebook, cell
 _SPENT: dict[str, list[float]] = {}  # student id -> [kernel CPU s, wall s] of finished notebooks
+_STARTED: dict[str, float] = {}  # student id -> when its first notebook started (time.time())
+_STOPPED: set[str] = set()  # students with a cell stopped by its timeout: nothing more runs
 
 
 class BudgetedExecute(Execute):
     """nbgrader's ``Execute`` with one time budget per submission (all its notebooks).
 
-    The budget counts the CPU time of the submission's kernels (start-ups included), so an honest
-    submission is not cut short because the machine is busy; wall time is capped too, at
-    ``wall_factor`` times the budget. Each cell runs with a timeout of ``min(Execute.timeout,
-    what is left)``; a cell stopped by it gets nbgrader's ``CellTimeoutError``. Once nothing is
-    left, every remaining code cell gets a ``TimeBudgetExceeded`` error output without running (no
-    kernel is even started for a notebook reached after that), so nbgrader scores its graded cells
-    0. After each notebook the CPU time spent so far is logged (``SPENT_LOG``). ``budget = 0``: no
-    budget. Without a kernel process to measure (a remote kernel), wall time counts instead.
+    Two clocks, so that a looping submission costs about ``budget`` seconds of wall time on a
+    busy machine too, while an honest one is not cut short because the machine is busy:
+
+    - the deadline, ``budget`` seconds of wall time after the submission started (``deadline``,
+      set by the class run to include nbgrader's own start; else when its first notebook
+      starts): a cell still running then is stopped. Past the deadline a cell still gets
+      ``stall_timeout`` seconds, so a submission whose cells keep finishing (a busy machine)
+      goes on, within the next clock;
+    - ``budget`` CPU seconds of the submission's kernels (start-ups included), and at most
+      ``wall_factor * budget`` of wall time.
+
+    A cell stopped by its timeout gets nbgrader's ``CellTimeoutError``; after that (or once the
+    CPU budget is used up) every remaining code cell, in this notebook and the next ones, gets
+    a ``TimeBudgetExceeded`` error output without running (no kernel is even started), so
+    nbgrader scores its graded cells 0, and the kernel is killed rather than shut down politely.
+    After each notebook the CPU time spent so far is logged (``SPENT_LOG``). ``budget = 0``: no
+    budget. Without a kernel process to measure (a remote kernel), wall time counts as CPU.
     """
 
-    budget = Float(0.0, help="CPU seconds for all of one submission's notebooks (0: no budget). "
-                   "The per-cell timeout is Execute.timeout.").tag(config=True)
+    budget = Float(0.0, help="Seconds for all of one submission's notebooks: wall time to the "
+                   "deadline, and CPU time of its kernels (0: no budget). The per-cell timeout "
+                   "is Execute.timeout.").tag(config=True)
     wall_factor = Float(3.0, help="Wall time is capped at wall_factor * budget.").tag(config=True)
+    deadline = Float(0.0, help="When the submission's budget of wall time ends (time.time(); "
+                     "0: budget seconds after its first notebook starts).").tag(config=True)
+    stall_timeout = Float(10.0, help="Past the deadline, each cell still gets this many "
+                          "seconds (a busy machine) before it is stopped.").tag(config=True)
 
     _notebook_started = 0.0
+    _died = ""  # the cell the kernel died in, in the notebook running now
+
+    @default("shutdown_kernel")
+    def _kill_the_kernel(self) -> str:
+        """Every output is in once the last cell replied: kill the kernel rather than wait for
+        it to exit (a graceful shutdown cost about 1 s of CPU per notebook, a quarter of an
+        honest submission's grading)."""
+        return "immediate"
 
     def _student(self) -> str:
         return str((self.resources or {}).get("nbgrader", {}).get("student", ""))
@@ -151,11 +179,21 @@ class BudgetedExecute(Execute):
         return done[0] + cpu, done[1] + wall
 
     def remaining(self) -> float:
-        """Seconds left for this submission (``inf`` without a budget)."""
+        """Seconds left for this submission (``inf`` without a budget; 0 once a cell was
+        stopped)."""
         if not self.budget:
             return math.inf
+        if self._student() in _STOPPED:
+            return 0.0
         cpu, wall = self.spent()
         return min(self.budget - cpu, self.wall_factor * self.budget - wall)
+
+    def until_deadline(self) -> float:
+        """Wall seconds to the submission's deadline (``inf`` without a budget)."""
+        if not self.budget:
+            return math.inf
+        end = self.deadline or _STARTED.get(self._student(), time.time()) + self.budget
+        return end - time.time()
 
     def preprocess(self, nb: NotebookNode, resources: Any = None,
                    km: Any = None) -> tuple[NotebookNode, dict]:
@@ -164,11 +202,15 @@ class BudgetedExecute(Execute):
             for cell in nb.cells:
                 self._mark_timed_out(cell)
             return nb, resources
+        _STARTED.setdefault(self._student(), time.time())
         self._notebook_started = time.monotonic()
         self._last = (0.0, 0.0)
+        self._died = ""
+        shutdown = self.shutdown_kernel
         try:
             return super().preprocess(nb, resources, km)
         finally:
+            self.shutdown_kernel = shutdown  # _stop changes it for this notebook only
             student = self._student()
             _SPENT[student] = [a + b for a, b in zip(_SPENT.get(student, [0.0, 0.0]),
                                                       self._last)]
@@ -180,27 +222,65 @@ class BudgetedExecute(Execute):
                         index: int) -> tuple[NotebookNode, dict]:
         if cell.cell_type != "code":
             return cell, resources
+        if self._died:
+            self._mark(cell, KERNEL_DIED, f"not run: the kernel died at {self._died} / sin "
+                       f"ejecutar: el kernel murió en {self._died}")
+            return cell, resources
         left = self.remaining()
         if left <= 0:
             self._mark_timed_out(cell)
             return cell, resources
         if not hasattr(self, "_cell_timeout"):
             self._cell_timeout = self.timeout  # the configured one, before this overrides it
-        limits = [t for t in (self._cell_timeout, math.ceil(left)) if t and t > 0]
-        self.timeout = int(min(limits)) if limits else None
+        to_deadline = max(self.until_deadline(), self.stall_timeout)
+        limits = [t for t in (self._cell_timeout, left, to_deadline) if t and 0 < t < math.inf]
+        self.timeout = max(1, math.ceil(min(limits))) if limits else None
         try:
             return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:  # os._exit, a crash: the notebook's other cells are not run,
+            # and nbgrader goes on with the next notebook rather than fail the whole submission
+            self._died = _where(cell, index)
+            self._mark(cell, KERNEL_DIED, f"the kernel died while running this cell / el kernel "
+                       f"murió al ejecutar esta celda ({self._died})")
+            self.log.error(DIED_LOG, self._student(),
+                           (resources.get("nbgrader") or {}).get("notebook", "?"), self._died)
+            return cell, resources
+        except CellTimeoutError as err:  # e.g. a kernel that ignores the interrupt
+            cell.outputs = [*cell.get("outputs", []), new_output(
+                "error", ename=CELL_TIMED_OUT, evalue=str(err).splitlines()[0],
+                traceback=[f"{CELL_TIMED_OUT}: {err}"])]
+            return cell, resources
         finally:
-            self._last = self._running()  # the kernel is gone once the notebook is done
+            if not self._died:  # a dead kernel has no CPU time to read: keep the last one
+                self._last = self._running()  # the kernel is gone once the notebook is done
+            if any(out.get("ename") == CELL_TIMED_OUT for out in cell.get("outputs", [])):
+                self._stop(cell, index)
+
+    def _stop(self, cell: NotebookNode, index: int) -> None:
+        """A cell was stopped: nothing more of this submission runs; kill its kernel."""
+        student = self._student()
+        _STOPPED.add(student)
+        self.shutdown_kernel = "immediate"  # a kernel that ignores interrupts may still loop
+        self.log.info(STOPPED_LOG, student, _where(cell, index))
 
     def _mark_timed_out(self, cell: NotebookNode) -> None:
+        self._mark(cell, TIMED_OUT, f"timed out: not run, the submission's time budget "
+                   f"({self.budget:g} s) was used up / sin ejecutar: se agotó el tiempo de la "
+                   "entrega")
+
+    @staticmethod
+    def _mark(cell: NotebookNode, ename: str, message: str) -> None:
+        """The cell's only output: an error (nbgrader scores a graded cell with one 0)."""
         if cell.cell_type != "code":
             return
-        message = (f"timed out: not run, the submission's time budget ({self.budget:g} s) "
-                   "was used up / sin ejecutar: se agotó el tiempo de la entrega")
-        cell.outputs = [new_output("error", ename=TIMED_OUT, evalue=message,
-                                   traceback=[f"{TIMED_OUT}: {message}"])]
+        cell.outputs = [new_output("error", ename=ename, evalue=message,
+                                   traceback=[f"{ename}: {message}"])]
         cell.execution_count = None
+
+
+def _where(cell: NotebookNode, index: int) -> str:
+    """A cell's grade_id, or its index."""
+    return (cell.metadata.get("nbgrader") or {}).get("grade_id") or f"cell {index}"
 
 
 def _replace(default: list, old: type, new: type) -> list:
