@@ -65,7 +65,7 @@ from minitorch_course.outcomes import (
 
 SRC = Path(__file__).resolve().parents[1]  # src/: the course-provided modules
 WORKER_COURSE_MODULES = ("__init__.py", "catalog.py", "outcomes.py", "diagnosis.py",
-                         "engine_checks.py")
+                         "engine_checks.py", "i18n.py")  # what engine_checks imports
 REPORTS = "reports"
 WALL = 180.0  # seconds a worker may take for a whole submission (the reference takes a few)
 BUDGET = 60.0  # seconds of the worker's own clock for all tasks; then the rest is not run
@@ -356,6 +356,7 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
            "seed": plan_.seed, "tasks": worker.encode(tasks), "budget": budget,
            "task_seconds": min(TASK_SECONDS, budget)}
     env = {"PATH": "/usr/bin:/bin", "HOME": str(folder), "LANG": "C.UTF-8",
+           "MINITORCH_LANG": "en",  # the worker answers with data; no catalog to read
            "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     start = time.monotonic()
     out = WorkerRun()
