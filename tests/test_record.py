@@ -224,6 +224,14 @@ def _tanh_table_source() -> str:
     return _inject(header, source.replace(marker, f"t = {lookup}"))
 
 
+def _dies_in_mul_source() -> str:
+    """The reference whose mul ends the process (os._exit: no exception, no answer)."""
+    source = REFERENCE.read_text("utf-8")
+    marker = 'return Tensor._make(a * b, (self, other), "mul", _backward)'
+    assert source.count(marker) == 1, "mul moved: update the dying submission"
+    return source.replace(marker, "import os\n        os._exit(3)\n        " + marker)
+
+
 def _quiz_shadow(path: Path) -> None:
     """Every quiz answer an always-equal subclass of tuple/str (route 3)."""
     nb = json.loads(path.read_text("utf-8"))
@@ -279,6 +287,7 @@ def graded(tmp_path_factory) -> dict:
         "answer_forger": (_inject(ANSWER_FORGER, stub), False),
         "verdict_forger": (_inject(VERDICT_FORGER, stub), False),
         "runtime_forger": (_runtime_forger_source(), False),
+        "dies_in_mul": (_dies_in_mul_source(), True),
     }
     for name, (source, answered) in learners.items():
         _submit(course_dir, release, name, source, answered=answered)
@@ -319,6 +328,17 @@ def test_honest_submissions_score_as_before(graded):
     cells = _cells(graded, "broadcast")
     assert cells[("01-elementwise-ops", "check_unbroadcast")][0] == 0
     assert cells[("00-tensor-skeleton", "check_backward")][0] > 0
+
+
+def test_a_worker_that_dies_costs_only_the_row_it_died_in(graded):
+    # one worker for everything would lose every answer; the rows are run again one by one
+    cells = _cells(graded, "dies_in_mul")
+    assert cells[("01-elementwise-ops", "check_mul")][0] == 0
+    for cell in (("00-tensor-skeleton", "check_backward"), ("01-elementwise-ops", "check_add"),
+                 ("03-matmul-softmax-ce", "check_matmul")):
+        score, points = cells[cell]
+        assert score == points > 0, cell
+    assert "the worker died in mul" in graded["records"]["dies_in_mul"].problem
 
 
 def test_the_record_agrees_with_the_in_process_checks(graded):
