@@ -273,6 +273,15 @@ def _backward_cases():
         y.backward(up)
         _compare("constant_first", x.grad, up * k.data)
 
+    def same_parent_twice():
+        # y = x·x: x is both parents (x * x, the commonest reuse). A depth-first search pushes x
+        # twice before visiting it, and the two gradients g·x must both reach x.grad
+        x = _leaf((3, 5))
+        y = node("times", (x, x), x.data * x.data, lambda g: (g * x.data, g * x.data))
+        up = _rng(15).standard_normal((3, 5))
+        y.backward(up)
+        _compare("same_parent_twice", x.grad, 2.0 * x.data * up, "accumulate")
+
     def intermediate_grads():
         x = _leaf((3, 5))
         a = square(x)
@@ -318,6 +327,7 @@ def _backward_cases():
                             changed=changed)
 
     return [square_then_sum, diamond_accumulates, grid_constant, two_leaves, constant_first,
+            same_parent_twice,
             intermediate_grads,
             leaves_accumulate_across_calls, leaf_grads_are_their_own]
 

@@ -597,6 +597,7 @@ ENGINE_CASES: dict[str, str] = {
     "grid_constant": N_("grid constant"),
     "two_leaves": N_("two leaves"),
     "constant_first": N_("constant first"),
+    "same_parent_twice": N_("same parent twice"),
     "intermediate_grads": N_("intermediate grads"),
     "leaves_accumulate_across_calls": N_("leaves accumulate across calls"),
     "leaf_grads_are_their_own": N_("leaf grads are their own"),
@@ -637,6 +638,8 @@ ENGINE_WHERE: dict[str, Callable[[dict], str]] = {
         "two backward() calls on two graphs sharing the leaf x: x.grad"),
     "retain_twice": lambda p: _(
         "s = Σ x², s.backward(retain_graph=True) then s.backward(): x.grad"),
+    "same_parent_twice": lambda p: _(
+        "backward of y = x·x (x is both parents) with a random upstream (3, 5): x.grad"),
     "aliasing_x": lambda p: _("backward of c = x + y with a random upstream (3, 5): x.grad"),
     "aliasing_y": lambda p: _("backward of c = x + y with a random upstream (3, 5): y.grad"),
     "aliasing_z": lambda p: _("backward of s = Σ z, z of shape (3, 5): z.grad"),
@@ -665,6 +668,9 @@ ENGINE_HINTS: dict[str, str] = {
     "constant_first": N_(
         "A parent that needs no gradient (or a None from _backward) is skipped, and the loop "
         "goes on to the next parent."),
+    "same_parent_twice": N_(
+        "x is both parents of y = x·x: each of its two gradients g·x is added to x.grad (2x·g in "
+        "all), and x enters the order once even though it is pushed twice."),
     "intermediate_a": N_("Every node on the way keeps its gradient in .grad (db/da = 3)."),
     "intermediate_b": N_("The output's .grad is the seed you passed to backward()."),
     "leaves_accumulate": N_(
