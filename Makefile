@@ -104,7 +104,7 @@ bench: $(STAMP)  ## maintainers: speed and memory against raw NumPy, PyTorch and
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/bench.py
 
 .PHONY: class-bench
-class-bench: $(STAMP)  ## grade a class of 40 generated submissions with `classrun autograde` (~35 min at a load of 5-6, 15 min of CPU)
+class-bench: $(STAMP)  ## grade a class of 40 generated submissions with `classrun autograde` (~22 min on a quiet machine)
 	$(BIN)/python benchmarks/class_run.py $(if $(LEARNERS),--learners $(LEARNERS))
 
 # Grading data (docs/INSTRUCTOR.md): make never deletes it. A course directory put in build/
