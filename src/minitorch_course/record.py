@@ -365,7 +365,7 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
     for task in tasks:
         rows.setdefault(task["row"], []).append(task)
     merged: dict = {"tasks": [], "engine": {}, "refused": [], "denied": [], "timed_out": []}
-    died, spent = [], out.seconds
+    died, spent, detail = [], out.seconds, ""
     for row, group in rows.items():
         left = budget - spent
         if left <= 0:
@@ -374,7 +374,8 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
         part = _run_tasks(tensor_file, group, plan_.seed, min(wall, left + 30), left)
         spent += part.seconds
         if part.problem:
-            died.append(f"{row} ({part.problem})")
+            died.append(row)
+            detail = detail or part.problem
             continue
         got = part.results
         if got.get("import_error"):
@@ -385,7 +386,10 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
         for key in ("refused", "denied", "timed_out"):
             merged[key] += got.get(key) or []
     return WorkerRun(results=merged, seconds=round(spent, 1),
-                     problem=f"the worker died in {', '.join(died)}" if died else "",
+                     problem=(f"the worker died in {', '.join(died)} ({detail})"
+                              if 0 < len(died) < len(rows) else
+                              f"the worker died in every row ({detail}): at import?"
+                              if died else ""),
                      stderr=out.stderr)
 
 
