@@ -25,7 +25,7 @@ export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 # `make check` ends with a sentence, not make's "Error 1" (check_cli --closing), and exit
 # status 0, so that pending work does not read as a crash. For scripts: `make check STRICT=1`
-# fails as make does (status 2), or `python -m minitorch_course.check_cli` exits 1 (work pending) or 2.
+# fails as make does (status 2), or `python -m minitorch_course.check` exits 1 (work pending) or 2.
 # This checkout's packages, whatever checkout an active environment's editable install points at.
 SRC := PYTHONPATH=$(CURDIR)/src
 
@@ -52,44 +52,44 @@ venv: $(STAMP) $(COMPILED)  ## install everything (torch==2.13.0 included) in .v
 	$(BIN)/pybabel --quiet compile --domain minitorch_course --input-file $< --output-file $@
 
 messages: $(STAMP)  ## maintainers: the message template from the sources, merged into each .po
-	$(SRC) $(BIN)/python -m minitorch_course.i18n_build extract
+	$(SRC) $(BIN)/python -m minitorch_authoring.i18n_build extract
 
 lab: $(STAMP) $(COMPILED)  ## learner: JupyterLab on notebooks/ (INSTRUCTOR=1: with nbgrader's formgrader)
-	$(SRC) $(BIN)/python -m minitorch_course.lab --port $(PORT) $(if $(INSTRUCTOR),--instructor)
+	$(SRC) $(BIN)/python -m minitorch_authoring.lab --port $(PORT) $(if $(INSTRUCTOR),--instructor)
 
 check: $(STAMP) $(COMPILED)  ## learner: your progress, every course check on YOUR tensor.py (OP=add: one op)
-	@MINITORCH_IMPL=learner $(SRC) $(BIN)/python -m minitorch_course.check_cli --closing \
+	@MINITORCH_IMPL=learner $(SRC) $(BIN)/python -m minitorch_course.check --closing \
 	    $(if $(OP),--op $(OP)) $(if $(SEED),--seed $(SEED)); \
 	status=$$?; \
 	[ -z "$(STRICT)" ] || exit $$status
 
 test: $(STAMP) $(COMPILED)  ## maintainers: ruff, stub and notebook checks, every suite on the reference
-	@$(SRC) $(BIN)/python -m minitorch_course.selftest $(MAKE) --no-print-directory suites BIN=$(BIN)
+	@$(SRC) $(BIN)/python -m minitorch_authoring.selftest $(MAKE) --no-print-directory suites BIN=$(BIN)
 
 # What `make test` runs, here or (when the learner has work in this checkout) in an export of HEAD.
 suites:
 	$(BIN)/ruff check src solutions tests benchmarks
-	$(SRC) $(BIN)/python -m minitorch_course.stubgen --check
-	$(SRC) $(BIN)/python -m minitorch_course.course generate --check
+	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check
+	$(SRC) $(BIN)/python -m minitorch_grading.course generate --check
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider
 
 lint: $(STAMP)  ## maintainers: ruff over src/, solutions/, tests/, benchmarks/
 	$(BIN)/ruff check src solutions tests benchmarks
 
 stubs: $(STAMP)  ## maintainers: the stub tensor.py from solutions/ (keeps edits; FORCE=1 backs up)
-	$(SRC) $(BIN)/python -m minitorch_course.stubgen $(if $(FORCE),--force)
+	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen $(if $(FORCE),--force)
 
 notebooks: $(STAMP) $(COMPILED)  ## maintainers: the student notebooks/ via nbgrader (keeps edits; FORCE=1 backs up)
-	$(SRC) $(BIN)/python -m minitorch_course.course generate $(if $(FORCE),--force)
+	$(SRC) $(BIN)/python -m minitorch_grading.course generate $(if $(FORCE),--force)
 
 render: $(STAMP) $(COMPILED)  ## maintainers: re-run the instructor notebooks on the reference (NB=05: one)
-	$(SRC) $(BIN)/python -m minitorch_course.course render $(NB)
+	$(SRC) $(BIN)/python -m minitorch_grading.course render $(NB)
 
 mutants: $(STAMP)  ## maintainers: the catalog of planted mistakes: caught and diagnosed?
-	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_course.mutants
+	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_authoring.mutants
 
-heldout: $(STAMP)  ## maintainers: score the diagnosis on the held-out mistakes (tests/heldout/)
-	cd tests && MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m heldout.score $(if $(MD),--markdown $(MD))
+heldout: $(STAMP)  ## maintainers: score the diagnosis on the held-out mistakes (solutions/heldout/)
+	cd solutions && MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m heldout.score $(if $(MD),--markdown $(MD))
 
 fuzz: $(STAMP)  ## maintainers: random op programs vs torch, with Hypothesis statistics (N=20000)
 	MINITORCH_IMPL=reference FUZZ_PROGRAMS=$(or $(N),20000) $(SRC) $(BIN)/python -m pytest \
@@ -97,8 +97,8 @@ fuzz: $(STAMP)  ## maintainers: random op programs vs torch, with Hypothesis sta
 
 mutation-score: $(STAMP)  ## maintainers: Cosmic Ray mutants of the solutions vs the graded checks
 	$(BIN)/python -c 'import cosmic_ray' 2>/dev/null || $(BIN)/python -m pip install cosmic-ray==8.7.0
-	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_course.mutation_score run
-	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_course.mutation_score report
+	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_authoring.mutation_score run
+	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_authoring.mutation_score report
 
 bench: $(STAMP)  ## maintainers: speed and memory against raw NumPy, PyTorch and MyGrad
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/bench.py

@@ -3,7 +3,7 @@
 Builds a course in a temporary directory (or ``--course-dir``), generates the release, writes
 ``--learners`` submissions of five kinds (honest, partial, hostile, looping, malformed; the mix
 is ``KINDS`` below, scaled to the number asked), grades them all with the course's command
-(``python -m minitorch_course.classrun autograde``, the instructor's, in a subprocess) and prints
+(``python -m minitorch_grading.classrun autograde``, the instructor's, in a subprocess) and prints
 the wall time, the load average and the report. Not a timed test: the goal (under 30 minutes for
 40 learners on a 2-core machine) is checked by reading its output; benchmarks/README.md records
 a run.
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the round trip's submission helpers, 
 
 from test_nbgrader_roundtrip import REFERENCE, _answered  # noqa: E402
 
-from minitorch_course import course  # noqa: E402
+from minitorch_grading import course  # noqa: E402
 
 ASSIGNMENT = course.ASSIGNMENT
 ADD = 'return Tensor._make(self.data + other.data, (self, other), "add", _backward)'
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         sampler = threading.Thread(target=_sample_load, args=(loads,), daemon=True)
         start, cpu = time.monotonic(), _children_cpu()
         sampler.start()
-        proc = subprocess.run([sys.executable, "-m", "minitorch_course.classrun", "autograde",
+        proc = subprocess.run([sys.executable, "-m", "minitorch_grading.classrun", "autograde",
                                "--course-dir", str(course_dir), "--budget", f"{args.budget:g}"],
                               env=course.grading_env())
         seconds, cpu = time.monotonic() - start, _children_cpu() - cpu

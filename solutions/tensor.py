@@ -1,7 +1,7 @@
 """minitorch.tensor: reverse-mode autodiff on NumPy arrays.
 
 Reference implementation. The learner's starting point, ``src/minitorch/tensor.py``, is generated
-from this file by ``make stubs`` (``python -m minitorch_course.stubgen``): every region fenced by
+from this file by ``make stubs`` (``python -m minitorch_authoring.stubgen``): every region fenced by
 ``### BEGIN SOLUTION`` / ``### END SOLUTION`` becomes a ``raise NotImplementedError`` that names
 the lab notebook of the section it is in (the ``# @lab`` lines). Never edit the stub by hand.
 

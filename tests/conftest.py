@@ -7,6 +7,12 @@ a bare ``pytest`` gets the same default here). The learner's progress report is 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
+
+# the held-out mistakes (solutions/heldout/, hidden with the rest of solutions/ by the README's
+# sparse-checkout step) are imported as the package ``heldout``
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "solutions"))
 
 os.environ.setdefault("MINITORCH_IMPL", "reference")
 os.environ.setdefault("PYTHONHASHSEED", "0")
@@ -23,3 +29,35 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("course")
+
+
+import io  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+class Terminal(io.StringIO):
+    """A stream that can print ✓ and ✗ (the progress report falls back to ok/X otherwise)."""
+
+    encoding = "utf-8"
+
+
+def run_report(*args: str, mutant: str | None = None) -> tuple[int, str]:
+    """``python -m minitorch_course.check ARGS`` in process: (exit status, text). With
+    ``mutant``, on the reference with that planted mistake (a maintainer's view)."""
+    from minitorch_course import check
+
+    loaded = None
+    if mutant:
+        from minitorch_authoring import mutants
+
+        loaded = mutants.load_labelled(mutant)
+    stream = Terminal()
+    code = check.main(list(args), stream=stream, loaded=loaded)
+    return code, stream.getvalue()
+
+
+@pytest.fixture
+def report():
+    """The progress report, in process: ``report("--op", "add", mutant=NAME) -> (code, text)``."""
+    return run_report

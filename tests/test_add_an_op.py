@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from minitorch_course import stubgen
+from minitorch_authoring import stubgen
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "06-extension-silu"
@@ -116,7 +116,7 @@ def test_adding_an_op_by_the_readme_recipe_passes_the_suites_it_touches(tmp_path
 
     where = run(repo, "-c", "import minitorch_course.catalog as c; print(c.__file__)")
     assert where.stdout.strip() == str(repo / "src" / "minitorch_course" / "catalog.py"), where
-    for tool in (["-m", "minitorch_course.stubgen"], ["-m", "minitorch_course.course", "cells"]):
+    for tool in (["-m", "minitorch_authoring.stubgen"], ["-m", "minitorch_grading.course", "cells"]):
         done = run(repo, *tool)
         assert done.returncode == 0, done.stdout + done.stderr
     assert f"softplus: {stubgen.NOT_WRITTEN} (notebooks/06-extension-silu.ipynb)" in (

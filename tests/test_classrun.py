@@ -1,6 +1,6 @@
 """The class run (``course autograde``) and nbgrader's exchange, on this machine.
 
-Two module fixtures, each a small class graded by ``minitorch_course.classrun``:
+Two module fixtures, each a small class graded by ``minitorch_grading.classrun``:
 
 - ``exchange``: the whole exchange round trip with two learners, each in their own working
   directory with their own nbgrader cache: release_assignment, fetch_assignment, submit,
@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from test_nbgrader_roundtrip import REFERENCE, _answered, _submit
 
-from minitorch_course import classrun, course
+from minitorch_grading import classrun, course
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from minitorch_course import classrun, course
+from minitorch_grading import classrun, course
 
 
 def _config(course_dir: Path):
@@ -31,7 +31,7 @@ def test_the_exchange_can_be_given(tmp_path, capsys):
 
 
 def test_autograde_executes_within_the_budget(tmp_path):
-    from minitorch_course import nbgrader_ext
+    from minitorch_grading import nbgrader_ext
 
     course.build(tmp_path / "course")
     assert nbgrader_ext.BudgetedExecute in _config(tmp_path / "course").Autograde \
@@ -90,7 +90,7 @@ def _cell_timeout(monkeypatch, student: str, **config) -> object:
     the ename it marks the cell with instead."""
     from nbformat.v4 import new_code_cell
 
-    from minitorch_course import nbgrader_ext
+    from minitorch_grading import nbgrader_ext
 
     given = []
     monkeypatch.setattr(nbgrader_ext.Execute, "preprocess_cell",
@@ -116,7 +116,7 @@ def test_a_cell_runs_until_the_deadline_then_for_the_stall_timeout(monkeypatch):
 
 
 def test_after_a_stopped_cell_nothing_more_runs(monkeypatch):
-    from minitorch_course import nbgrader_ext
+    from minitorch_grading import nbgrader_ext
 
     monkeypatch.setattr(nbgrader_ext, "_STOPPED", {"looper"})
     assert _cell_timeout(monkeypatch, "looper", budget=60, timeout=600) == nbgrader_ext.TIMED_OUT

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from minitorch_course import course
+from minitorch_grading import course
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,11 +79,17 @@ def test_build_warns_about_a_course_directory_inside_the_repository(capsys):
     assert "is inside the repository" in capsys.readouterr().err
 
 
-def test_build_source_ships_no_instructor_file(tmp_path):
+def test_build_source_ships_the_shipping_packages_whole_and_nothing_else(tmp_path):
     source = course.build(tmp_path / "course")
-    for name in course.INSTRUCTOR_ONLY:
-        assert (ROOT / "src" / name).is_file(), f"INSTRUCTOR_ONLY names a missing file: {name}"
-        assert not (source / name).exists(), name
+    for package in course.PACKAGES:
+        here = {p.relative_to(ROOT / "src").as_posix() for p in (ROOT / "src" / package).rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith(".pyc")
+                and ".stub." not in p.name and ".bak" not in p.name}
+        there = {p.relative_to(source).as_posix() for p in (source / package).rglob("*")
+                 if p.is_file()}
+        assert here == there, (here ^ there)
+    assert not (source / "minitorch_grading").exists()
+    assert not (source / "minitorch_authoring").exists()
     assert (source / "theory" / "README.md").is_file()
     assert (source / "theory" / "en" / "README.md").is_file()
 

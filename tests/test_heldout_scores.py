@@ -1,4 +1,4 @@
-"""The diagnosis on the held-out mistakes (tests/heldout/): every one caught, the right op
+"""The diagnosis on the held-out mistakes (solutions/heldout/): every one caught, the right op
 named, and no diagnosis making a claim that can be checked false automatically.
 
 Caught and op named are measured by ``heldout.score`` (the same rows and suites as

@@ -1,4 +1,4 @@
-"""The held-out mistakes (tests/heldout/) are well formed and REAL.
+"""The held-out mistakes (solutions/heldout/) are well formed and REAL.
 
 For every ``mNN_<slug>.py``: the constants exist and are valid, the target exists in
 solutions/tensor.py, the mutated engine compiles and imports, and its ``WITNESS`` shows the

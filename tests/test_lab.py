@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from minitorch_course import lab
+from minitorch_authoring import lab
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,7 +57,7 @@ def test_lab_server_lists_the_notebooks():
     port = lab.free_port(18888)
     token = "minitorch-test-token"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "minitorch_course.lab", "--port", str(port), "--token", token,
+        [sys.executable, "-m", "minitorch_authoring.lab", "--port", str(port), "--token", token,
          "--no-browser"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)

@@ -13,9 +13,9 @@ from functools import cache
 
 import pytest
 
-from minitorch_course import mutants
+from minitorch_authoring import mutants
+from minitorch_authoring.mutants import Plant
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, KINDS
-from minitorch_course.mutants import Plant
 
 MUTANTS = mutants.MUTANTS
 IDS = [f"{m.name}->{m.diagnosis}" for m in MUTANTS]

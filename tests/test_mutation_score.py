@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from minitorch_course import mutation_score, runner
+from minitorch_authoring import mutation_score
+from minitorch_course import runner
 
 REFERENCE = runner.REFERENCE_FILE.read_text(encoding="utf-8")
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from minitorch_course import course
 from minitorch_course.catalog import LABS
+from minitorch_grading import course
 
 ROOT = Path(__file__).resolve().parents[1]
 SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
@@ -94,7 +94,7 @@ def test_instructor_notebook_is_committed_rendered(path):
             continue
         assert cell.get("execution_count"), (
             f"{path.name}: a cell was never executed; run "
-            "`python -m minitorch_course.course render`:\n" + _source(cell)[:200])
+            "`python -m minitorch_grading.course render`:\n" + _source(cell)[:200])
         errors = [o for o in cell.get("outputs", []) if o["output_type"] == "error"]
         assert not errors or "raises-exception" in tags, (path.name, errors[0].get("evalue"))
 
@@ -124,13 +124,13 @@ def release(tmp_path_factory) -> Path:
 @pytest.mark.slow
 def test_committed_student_notebooks_are_generated(release):
     problems = course.stale(course.student_versions(release))
-    assert not problems, ("notebooks/ is stale (run `python -m minitorch_course.course "
+    assert not problems, ("notebooks/ is stale (run `python -m minitorch_grading.course "
                           "generate`):\n" + "\n".join(problems))
 
 
 @pytest.mark.slow
 def test_release_ships_the_stub_and_no_caches(release):
-    from minitorch_course import stubgen
+    from minitorch_authoring import stubgen
 
     shipped = (release / "minitorch" / "tensor.py").read_text(encoding="utf-8")
     assert shipped == stubgen.generate(stubgen.REFERENCE.read_text(encoding="utf-8"))

@@ -77,7 +77,7 @@ def _dry_run(target: str, **active: str) -> str:
 ], ids=["venv", "conda", "conda-base", "none"])
 def test_lab_and_check_use_the_active_environment(active, used):
     python = f"{used or ROOT / '.venv'}/bin/python"
-    for target, module in (("lab", "minitorch_course.lab"), ("check", "minitorch_course.check")):
+    for target, module in (("lab", "minitorch_authoring.lab"), ("check", "minitorch_course.check")):
         commands = _dry_run(target, **active)
         assert f"{python} -m {module}" in commands, commands
         if used:  # installs into it if needed, never creates .venv

@@ -1,4 +1,4 @@
-"""Scores of record (``minitorch_course.record``): a class of honest and hostile submissions,
+"""Scores of record (``minitorch_grading.record``): a class of honest and hostile submissions,
 graded in ONE call outside any learner kernel, asserted through nbgrader's gradebook.
 
 Honest: the reference with every notebook answered (full marks), the stub (zero), the
@@ -34,8 +34,10 @@ import numpy as np
 import pytest
 from test_nbgrader_roundtrip import REFERENCE, ROOT, _grades, _submit
 
-from minitorch_course import course, mutants, record, runner
+from minitorch_authoring import mutants
+from minitorch_course import runner
 from minitorch_course.catalog import BY_NAME
+from minitorch_grading import course, record
 
 pytestmark = pytest.mark.slow
 

@@ -9,8 +9,10 @@ import textwrap
 from contextlib import redirect_stdout
 
 import pytest
+from conftest import run_report
 
-from minitorch_course import check_cli, grading, messages, mutants, runner
+from minitorch_authoring import mutants
+from minitorch_course import grading, messages, runner
 from minitorch_course.outcomes import FAIL, RowReport
 
 # (mutant, rows): failures of every kind of outcome: values, shapes, crashes, engine, Hypothesis
@@ -65,9 +67,8 @@ def _graded_cell(mutant: str, row: str) -> str:
 def test_the_graded_cell_and_make_check_print_the_same_block(mutant, row):
     shown = _graded_cell(mutant, row)
     assert shown.startswith(f"[fail] {row} · ")
-    stream = io.StringIO()
-    check_cli.main(["--mutant", mutant, "--op", row, "--examples", "5"], stream=stream)
-    assert textwrap.indent(shown, "      ", bool) in stream.getvalue()
+    _, text = run_report("--op", row, "--examples", "5", mutant=mutant)
+    assert textwrap.indent(shown, "      ", bool) in text
 
 
 def test_a_failing_graded_cell_shows_the_diagnosis_first_and_no_course_frames():
@@ -77,7 +78,8 @@ def test_a_failing_graded_cell_shows_the_diagnosis_first_and_no_course_frames():
     out = io.StringIO()
     with redirect_stdout(out):
         shell.run_cell(
-            "from minitorch_course import grading, mutants, runner\n"
+            "from minitorch_authoring import mutants\n"
+            "from minitorch_course import grading, runner\n"
             "with runner.using(mutants.load('matmul_T_reverses_batch_axes')):\n"
             "    grading.check_ops('matmul')\n")
     shown = out.getvalue()

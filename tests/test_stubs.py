@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from minitorch_course import op_checks, runner, stubgen
+from minitorch_authoring import stubgen
+from minitorch_course import op_checks, runner
 from minitorch_course.catalog import BY_NAME, LABS, OPS
 from minitorch_course.outcomes import NOT_STARTED
 
@@ -82,7 +83,7 @@ def workspace(tmp_path):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "minitorch_course.stubgen", *args],
+    return subprocess.run([sys.executable, "-m", "minitorch_authoring.stubgen", *args],
                           capture_output=True, text=True, cwd=ROOT)
 
 

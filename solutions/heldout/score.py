@@ -11,7 +11,7 @@ small cases, as ``make mutants`` does) and record
 - the diagnosis block the learner reads for that row (``messages.block`` of its first problem:
   what the graded cell shows and what ``make check OP=...`` prints under the table).
 
-    python -m heldout.score               # from tests/ (or: make heldout)
+    python -m heldout.score               # from solutions/ (or: make heldout)
     python -m heldout.score --markdown F  # also write the per-mistake blocks to F
 
 Measurement only: nothing here reads the diagnosis code's internals, and the diagnosis code must
@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 
 from heldout import apply
-from minitorch_course import messages, mutants, runner
+from minitorch_authoring import mutants
+from minitorch_course import messages, runner
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME
 from minitorch_course.outcomes import FAIL, Outcome
 

@@ -23,7 +23,7 @@ torch rejects (max over an empty axis) are rejected by Hypothesis, not run. Edge
 a row's domain (pow at base 0, relu at exactly 0) are therefore never drawn here: they belong to
 fixed cases.
 
-    python -m minitorch_course.fuzz --programs 5000      # against the reference; prints failures
+    python -m minitorch_authoring.fuzz --programs 5000      # against the reference; prints failures
     make fuzz N=5000                                     # the pytest suite with Hypothesis statistics
 """
 

@@ -1,7 +1,7 @@
 """Building the run-time messages' catalogs (``minitorch_course.i18n``), for maintainers.
 
-    python -m minitorch_course.i18n_build extract   # sources + tables -> .pot, merged into each .po
-    python -m minitorch_course.i18n_build compile   # each .po -> its .mo (make does this)
+    python -m minitorch_authoring.i18n_build extract   # sources + tables -> .pot, merged into each .po
+    python -m minitorch_authoring.i18n_build compile   # each .po -> its .mo (make does this)
 
 ``make messages`` runs ``extract``; then translate the new, empty entries of the ``.po``.
 """
@@ -13,6 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from minitorch_course.i18n import DOMAIN, LANGUAGES, LOCALE_DIR, SOURCE_LANGUAGE, fields, po_path
+
+
+# The files whose `_`/`t`/`N_` calls hold run-time text (paths relative to src/): the course's
+# packages, and minitorch's error messages.
+SOURCES = ("minitorch_course/", "minitorch_grading/", "minitorch_authoring/", "minitorch/errors.py")
+
+
+def is_source(filename: str) -> bool:
+    """Whether ``filename`` (relative to src/) is one of the message catalog's sources."""
+    return filename.startswith(SOURCES)
 
 
 # ---------------------------------------------------------------- strings kept in tables
@@ -58,7 +68,7 @@ def extract() -> Path:
                              keywords={"_": None, "t": (1,), "N_": None}, comment_tags=("i18n:",),
                              strip_comment_tags=True)
     for filename, lineno, msgid, comments, _ctx in found:
-        if not (filename.startswith("minitorch_course/") or filename == "minitorch/errors.py"):
+        if not is_source(filename):
             continue
         if msgid:
             template.add(msgid, locations=[(filename, lineno)], auto_comments=comments,

@@ -1,6 +1,6 @@
-"""Start JupyterLab on the lab notebooks: ``make lab`` runs ``python -m minitorch_course.lab``.
+"""Start JupyterLab on the lab notebooks: ``make lab`` runs ``python -m minitorch_authoring.lab``.
 
-    python -m minitorch_course.lab [--port 8888] [--token TOKEN] [--no-browser] [--instructor]
+    python -m minitorch_authoring.lab [--port 8888] [--token TOKEN] [--no-browser] [--instructor]
 
 The server's root is the repository, so the learner can open both ``notebooks/`` (where the
 browser lands) and ``src/minitorch/tensor.py`` (the file they edit) in the same JupyterLab, and
@@ -24,8 +24,8 @@ import socket
 import sys
 from pathlib import Path
 
-from minitorch_course import course
 from minitorch_course.i18n import _, t
+from minitorch_grading import course
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = "notebooks"
@@ -76,11 +76,15 @@ def env() -> dict[str, str]:
                 impl=e["MINITORCH_IMPL"]), file=sys.stderr)
     e["MINITORCH_IMPL"] = "learner"
     e.setdefault("PYTHONHASHSEED", "0")
+    # JupyterLab's terminals and `!python` run this environment's interpreter first, so the
+    # progress report (`python -m minitorch_course.check`) works there without activating it
+    bindir = str(Path(sys.executable).parent)
+    e["PATH"] = os.pathsep.join([bindir, e["PATH"]]) if e.get("PATH") else bindir
     return e
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m minitorch_course.lab",
+    parser = argparse.ArgumentParser(prog="python -m minitorch_authoring.lab",
                                      description="Start JupyterLab on notebooks/.")
     parser.add_argument("--port", type=int, default=8888,
                         help="first port to try (the next free one is used)")

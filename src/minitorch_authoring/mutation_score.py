@@ -13,12 +13,12 @@ course (about 1 s a mutant instead of 5 for a fresh interpreter; ``judge FILE`` 
 judge as a command); Cosmic Ray generates the mutants, keeps the session and makes the diffs.
 
 A survivor is equivalent when it agrees with the reference (rtol = atol = 1e-7, the fuzzer's
-tolerance) on at least EQUIVALENCE_PROGRAMS random programs of ``minitorch_course.fuzz`` that
+tolerance) on at least EQUIVALENCE_PROGRAMS random programs of ``minitorch_authoring.fuzz`` that
 each contain the mutated op (any op for the engine's own functions).
 
-    python -m minitorch_course.mutation_score run        # init (once), filter, judge (resumes)
-    python -m minitorch_course.mutation_score report     # kill rates; fuzzes the survivors
-    python -m minitorch_course.mutation_score judge FILE # one mutant, in its own interpreter
+    python -m minitorch_authoring.mutation_score run        # init (once), filter, judge (resumes)
+    python -m minitorch_authoring.mutation_score report     # kill rates; fuzzes the survivors
+    python -m minitorch_authoring.mutation_score judge FILE # one mutant, in its own interpreter
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def init(workdir: Path, timeout: float) -> None:
     shutil.copyfile(runner.REFERENCE_FILE, workdir / MUTANT_FILE)
     src = runner.ROOT / "src"
     command = (f"env PYTHONPATH={src} MINITORCH_IMPL=reference {sys.executable} "
-               f"-m minitorch_course.mutation_score judge {MUTANT_FILE}")
+               f"-m minitorch_authoring.mutation_score judge {MUTANT_FILE}")
     (workdir / CONFIG).write_text(
         "[cosmic-ray]\n"
         f'module-path = "{MUTANT_FILE}"\n'
@@ -301,7 +301,7 @@ def fuzz_survivors(sources: dict[str, str], programs: int, focus: list | None
     and one reference run per program, plus one run per survivor."""
     from hypothesis import given, settings
 
-    from minitorch_course import fuzz
+    from minitorch_authoring import fuzz
 
     reference = runner.load("reference")[0]
     impls = {key: runner.load_impl(source=source, name=f"cosmic_ray_survivor_{i}")

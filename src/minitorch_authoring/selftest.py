@@ -11,7 +11,7 @@ folder, with the same interpreter and ``PYTHONPATH`` pointing at the export's ``
 before the editable install's path entry, so the export's packages are the ones imported). If
 there is no HEAD to export, or HEAD itself holds learner work, it stops with one sentence.
 
-    python -m minitorch_course.selftest COMMAND [ARG...]   # make test: make suites
+    python -m minitorch_authoring.selftest COMMAND [ARG...]   # make test: make suites
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ STOPPED = ("make test prueba el curso tal como se distribuye y aquí no puede se
 
 def learner_work(root: Path = ROOT) -> list[str]:
     """The learner's files under ``root`` that hold something the course's tools did not write."""
-    from minitorch_course import course
+    from minitorch_grading import course
 
     work = []
     tensor, marker = root / TENSOR, root / STUB_MARKER

@@ -4,9 +4,9 @@ Every region between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` (nbgrader's
 replaced by ``raise NotImplementedError(...)`` naming the function and the lab notebook of the
 section it sits in: the nearest ``# @lab NN-name`` line above it.
 
-    python -m minitorch_course.stubgen            # write the stub (refuses to overwrite edits)
-    python -m minitorch_course.stubgen --check    # exit 1 if the committed stub is stale
-    python -m minitorch_course.stubgen --force    # overwrite an edited file, keeping a backup
+    python -m minitorch_authoring.stubgen            # write the stub (refuses to overwrite edits)
+    python -m minitorch_authoring.stubgen --check    # exit 1 if the committed stub is stale
+    python -m minitorch_authoring.stubgen --force    # overwrite an edited file, keeping a backup
 
 A learner's edited file is never overwritten silently: the tool compares the target with the
 stub it would write and with ``.stub.sha256`` beside it (the hash of the last stub it wrote);

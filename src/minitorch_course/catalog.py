@@ -6,7 +6,7 @@ cases on the chapter's grammatical-grid shapes (with flags such as "no gradcheck
 its broadcasting pairs, which family of shapes Hypothesis may draw for it, its lab, its graded
 notebook cell and points, and its typical mistakes: what each would do to the output or the
 gradient (so the diagnosis can recognise it), the hint shown for it, and the planted version
-of it that proves the checks catch it (``minitorch_course.mutants``). Adding an op (say
+of it that proves the checks catch it (``minitorch_authoring.mutants``). Adding an op (say
 ``silu``) is one method in ``tensor.py`` plus one row here.
 
 ``fn(m, *tensors, **kwargs)`` receives the implementation module ``m`` (``minitorch.tensor``,

@@ -1,10 +1,14 @@
-"""``make check``: the learner's progress report, one row per op, grouped by lab.
+"""The learner's progress report (``make check`` wraps it), one row per op, grouped by lab.
 
-    python -m minitorch_course.check_cli                 # every row, against src/minitorch/tensor.py
-    python -m minitorch_course.check_cli --op add        # one op (or engine row), full diagnosis
-    python -m minitorch_course.check_cli --impl reference             # the reference (all ✓)
-    python -m minitorch_course.check_cli --impl path/to/tensor.py     # any other implementation
-    python -m minitorch_course.check_cli --mutant max_ties_not_split  # a planted classic mistake
+It works wherever the course's packages are, the repository or a class release folder, with no
+make: ``python -m minitorch_course.check`` in a terminal whose current folder (or Python
+environment) holds ``minitorch/`` and ``minitorch_course/``.
+
+    python -m minitorch_course.check                 # every row, against src/minitorch/tensor.py
+    python -m minitorch_course.check --op add        # one op (or engine row), full diagnosis
+    python -m minitorch_course.check --impl reference             # the reference (all ✓)
+    python -m minitorch_course.check --impl path/to/tensor.py     # any other implementation
+    python -m minitorch_course.check --seed N        # the values a score of record was graded on
 
 Columns: forward vs torch, backward vs torch, gradcheck, broadcasting pairs, property test
 (Hypothesis, fewer examples than pytest to stay under a minute). A row earns its points when
@@ -23,11 +27,12 @@ import sys
 import textwrap
 import time
 
-from minitorch_course import messages, mutants, runner
+from minitorch_course import messages, runner
 from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, lab_points
 from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport, telling
 
+COMMAND = "python -m minitorch_course.check"  # how every text names the progress report
 PROPERTY_EXAMPLES = 25
 COLUMNS = SUITES
 WIDTH = 100
@@ -111,7 +116,8 @@ def _one_line(report: RowReport, style: Style) -> str:
     where = f"{report.row} · {messages.word(o.suite)}" + (f" · {o.case}" if o.case else "")
     text = f"{style.bad} {where}: [{messages.label(o.kind)}] {messages.brief(o)}"
     wrapped = textwrap.fill(text, WIDTH, initial_indent="  ", subsequent_indent="      ")
-    return wrapped + "\n      " + t("(make check OP={row} for the full diagnosis)", row=report.row)
+    return wrapped + "\n      " + t("({command} --op {row} gives the full diagnosis)", command=COMMAND,
+                                   row=report.row)
 
 
 def full_report(reports: list[RowReport], style: Style) -> str:
@@ -162,22 +168,26 @@ def full_report(reports: list[RowReport], style: Style) -> str:
     return "\n".join(out)
 
 
-def main(argv: list[str] | None = None, stream=None) -> int:
+def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None) -> int:
+    """The report; ``loaded`` is an already loaded ``(implementation, label)`` (a maintainer's
+    tool showing the learner's view of a planted mistake), else ``--impl`` says which."""
     stream = stream or sys.stdout
-    parser = argparse.ArgumentParser(prog="make check", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument("--op", action="append", help="one op or engine row (repeatable); "
                         "prints the full diagnosis")
     parser.add_argument("--impl", default="learner",
                         help="learner (default), reference, or a path to a tensor.py")
-    parser.add_argument("--mutant", help="check the reference with this planted mistake")
     parser.add_argument("--closing", action="store_true",
-                        help="end with a sentence saying what the exit status means (make check)")
+                        help="end with a sentence saying what the exit status means (the default from "
+                        "the command line)")
     parser.add_argument("--examples", type=int, default=PROPERTY_EXAMPLES,
                         help=f"Hypothesis examples per op (default {PROPERTY_EXAMPLES})")
     parser.add_argument("--seed", type=int, default=0,
                         help="draw the inputs' values from this seed (the grading seed in your "
                         "feedback reproduces a graded case; default 0)")
     args = parser.parse_args(argv)
+    if argv is None:  # the learner's command line: always end with the sentence
+        args.closing = True
     style = Style(stream)
 
     def say(text: str = "") -> None:
@@ -185,9 +195,9 @@ def main(argv: list[str] | None = None, stream=None) -> int:
 
     start = time.perf_counter()
     try:
-        impl, label = mutants.load_labelled(args.mutant) if args.mutant else runner.load(args.impl)
+        impl, label = loaded or runner.load(args.impl)
     except Exception as err:  # a tensor.py that does not even import
-        say(t("make check: cannot load the implementation: {error}: {message}",
+        say(t("cannot load the implementation: {error}: {message}",
               error=type(err).__name__, message=str(err)))
         return _close(2, args.closing, say)
     names = None
@@ -195,10 +205,10 @@ def main(argv: list[str] | None = None, stream=None) -> int:
         names = [n for item in args.op for n in item.split(",") if n]
         bad = runner.unknown(names)
         if bad:
-            say(t("make check: unknown op(s) {names}; engine rows: {engine}",
+            say(t("unknown op(s) {names}; engine rows: {engine}",
                   names=str(sorted(bad)), engine=str(sorted(ENGINE_BY_NAME))))
             return _close(2, args.closing, say)
-    say(t("make check · the minitorch implementation checked: {label}", label=label))
+    say(t("Progress report · the minitorch implementation checked: {label}", label=label))
     say(textwrap.fill(t(
         "Columns: forward and backward vs torch (float64, 1e-7), gradcheck (central "
         "differences), broadcasting pairs, property ({examples} Hypothesis examples per op here; "
@@ -228,11 +238,12 @@ def _close(code: int, closing: bool, say) -> int:
     """With ``--closing`` (``make check``), a last sentence that says what ``code`` means."""
     if closing and code == 1:
         say()
-        say(_("Not everything is there yet: the rows without ✓ are what you still have to write "
-              "or fix, and `make check OP=<op>` gives the full diagnosis of one."))
+        say(t("Not everything is there yet: the rows without ✓ are what you still have to write "
+              "or fix, and `{command} --op <op>` gives the full diagnosis of one.",
+              command=COMMAND))
     elif closing and code:
         say()
-        say(_("make check could not check your work: the message above says why."))
+        say(_("The progress report could not check your work: the message above says why."))
     return code
 
 

@@ -374,7 +374,7 @@ def check_op(op: Op, impl: ModuleType | None = None, suites=("forward", "backwar
     """Every suite for one op; stops a suite at the op's first 'not started'.
 
     ``seed`` draws the fixed cases' input values (0: the values the notebooks always used; the
-    grading seed of ``minitorch_course.record`` reproduces a graded case).
+    grading seed of ``minitorch_grading.record`` reproduces a graded case).
 
     ``gradcheck_max_size`` (the mutant catalog's budget) skips gradcheck on cases with more
     input elements; the torch cross-check still runs them.

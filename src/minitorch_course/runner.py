@@ -3,7 +3,7 @@
 ``run(names, impl)`` gives one ``RowReport`` per row (ops and engine rows), in lab order; every
 outcome in it is JSON-serialisable (``RowReport.to_dict``), so a check can run in a separate
 worker process. The graded notebook cells (``minitorch_course.grading``) and ``make check``
-(``minitorch_course.check_cli``) are thin front ends over it: they only format.
+(``minitorch_course.check``) are thin front ends over it: they only format.
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ def cases_with_inputs(draw, op: Op) -> tuple[Case, list[np.ndarray]]:
 
 
 # ---------------------------------------------------------------- the fuzzer's argument forms
-# The random-program fuzzer (minitorch_course.fuzz) wires a row to a node it already has: given
+# The random-program fuzzer (minitorch_authoring.fuzz) wires a row to a node it already has: given
 # that operand's shape, a family draws the other operands' shapes, the keyword arguments and the
 # slot the given operand takes. Every argument form the chapter's ops accept is drawn here,
 # including the ones torch, the oracle, can only take through fuzz.torch_getitem (negative

@@ -1,7 +1,7 @@
 """The class run: grade every submission of a course directory, learner by learner, and report.
 
-    python -m minitorch_course.classrun autograde [--course-dir DIR] [--budget 60] [--force]
-    python -m minitorch_course.classrun export [--course-dir DIR]
+    python -m minitorch_grading.classrun autograde [--course-dir DIR] [--budget 60] [--force]
+    python -m minitorch_grading.classrun export [--course-dir DIR]
 
 ``autograde`` runs ``nbgrader autograde fase08 --student ID`` once per learner of
 ``submitted/`` (one nbgrader process each), so one broken submission never stops the class:
@@ -46,7 +46,7 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from minitorch_course import course
+from minitorch_grading import course
 
 BUDGET = 60.0  # seconds per submission (all its notebooks): see nbgrader_ext.BudgetedExecute
 NO_BUDGET = 0.0  # --budget 0: no budget (only the per-cell Execute.timeout)
@@ -468,7 +468,7 @@ def report_text(outcomes: list[Outcome], budget: float, seconds: float) -> str:
         lines.append(f"  {o.student}: {where}graded cells not run: {cells}")
     if timed:
         lines.append("  (an honest submission on a busy machine? regrade it with more time: "
-                     "python -m minitorch_course.classrun autograde --force --student ID --budget 180)")
+                     "python -m minitorch_grading.classrun autograde --force --student ID --budget 180)")
     manual = [o for o in outcomes if o.manual]
     lines.append(f"Needs manual grading ({len(manual)}; flagged in the gradebook, not scored):")
     for o in manual:
@@ -544,10 +544,10 @@ def export(course_dir: Path, path: Path | None = None) -> Path:
 # ---------------------------------------------------------------- command line
 def of_record(course_dir: Path, outcomes: list[Outcome],
               seed: int | None = None) -> Path | None:
-    """The scores of record (``minitorch_course.record``: graded outside the learners'
+    """The scores of record (``minitorch_grading.record``: graded outside the learners'
     kernels, with its own time budget) replace the in-kernel ones of the submissions this run
     graded; notebooks flagged for manual grading stay flagged. Returns the record's report."""
-    from minitorch_course import record
+    from minitorch_grading import record
 
     graded = [o for o in outcomes if o.status in ("graded", "partly graded")]
     if not graded:
@@ -589,10 +589,10 @@ def export_command(course_dir: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m minitorch_course.classrun autograde|export``."""
+    """``python -m minitorch_grading.classrun autograde|export``."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m minitorch_course.classrun",
+    parser = argparse.ArgumentParser(prog="python -m minitorch_grading.classrun",
                                      description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for name, text in (("autograde", "grade every submission learner by learner, within a "

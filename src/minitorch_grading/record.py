@@ -1,12 +1,12 @@
 """Scores of record: graded outside the learner's kernel, written into nbgrader's gradebook.
 
-    python -m minitorch_course.record [--course-dir DIR] [--seed N] [--student GLOB]
+    python -m minitorch_grading.record [--course-dir DIR] [--seed N] [--student GLOB]
 
 Instructor tooling (never ships). The graded notebook cells run inside the learner's kernel,
 which the learner controls entirely (what it imports, what it patches, how a cell ends): their
 results are feedback. The scores of record come from here:
 
-- each submission's ``minitorch/tensor.py`` runs in a worker process (``minitorch_course.worker``:
+- each submission's ``minitorch/tensor.py`` runs in a worker process (``minitorch_course.worker.main``:
   a fresh interpreter in a temporary folder, guarded by an audit hook: it can read nothing but
   its own folder, the standard library and NumPy, write nothing, start nothing, import no
   autograd library) that returns the learner's outputs and gradients as data;
@@ -17,7 +17,7 @@ results are feedback. The scores of record come from here:
   ``ast.literal_eval`` (never executed) and judged by the instructor's own test cells (hidden
   tests included), run here on those plain values;
 - graded inputs keep their shapes and edge cases, but their values are drawn from a seed chosen
-  at grading time (recorded in the report and the feedback; ``make check SEED=N`` reproduces);
+  at grading time (recorded in the report and the feedback; ``python -m minitorch_course.check --seed N`` reproduces);
 - what a graded cell checks is read from the instructor's notebook (``check_ops(...)`` /
   ``check_engine(...)`` calls, parsed, not run), so the record grades exactly those rows and
   suites, all-or-nothing per cell as nbgrader does.
@@ -48,8 +48,9 @@ from pathlib import Path
 
 import numpy as np
 
-from minitorch_course import course, diagnosis, i18n, op_checks, runner, worker
+from minitorch_course import diagnosis, i18n, op_checks, runner
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, Case, resolve
+from minitorch_course.check import COMMAND as CHECK_COMMAND
 from minitorch_course.messages import N_
 from minitorch_course.outcomes import (
     FAIL,
@@ -62,10 +63,10 @@ from minitorch_course.outcomes import (
     Outcome,
     RowReport,
 )
+from minitorch_course.worker import main as worker
+from minitorch_grading import course
 
-SRC = Path(__file__).resolve().parents[1]  # src/: the course-provided modules
-WORKER_COURSE_MODULES = ("__init__.py", "catalog.py", "outcomes.py", "diagnosis.py",
-                         "engine_checks.py", "i18n.py")  # what engine_checks imports
+SRC = Path(__file__).resolve().parents[1]  # src/: the course-provided packages
 REPORTS = "reports"
 WALL = 180.0  # seconds a worker may take for a whole submission (the reference takes a few)
 BUDGET = 60.0  # seconds of the worker's own clock for all tasks; then the rest is not run
@@ -87,7 +88,7 @@ SUSPICIOUS = {  # names a tensor.py has no business using (flagged, not scored)
 }
 TEXT = {  # learner-facing feedback: English ids, shown in the course's language (i18n)
     "record-header": N_("Score of record (computed outside your kernel, seed {seed}; "
-                        "`make check SEED={seed}` repeats these cases)"),
+                        "`{command} --seed {seed}` repeats these cases)"),
     "record-cell": N_("- {cell}: {score:g}/{points:g}"),
 }
 
@@ -309,11 +310,10 @@ def worker_folder(tensor_file: Path) -> Path:
         if path.name != "tensor.py":
             shutil.copy(path, pkg / path.name)
     shutil.copy(tensor_file, pkg / "tensor.py")
-    tools = folder / "minitorch_course"
-    tools.mkdir()
-    for name in WORKER_COURSE_MODULES:
-        shutil.copy(SRC / "minitorch_course" / name, tools / name)
-    shutil.copy(SRC / "minitorch_course" / "worker.py", folder / "_worker.py")
+    # the course package that ships to learners, whole (nothing in it is secret); the worker
+    # runs its worker/ subpackage
+    shutil.copytree(SRC / "minitorch_course", folder / "minitorch_course",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     lib = folder / "lib"
     lib.mkdir()
     for root in _numpy_roots():
@@ -407,7 +407,7 @@ def _run_tasks(tensor_file: Path, tasks: list[dict], seed: int, wall: float,
     out = WorkerRun()
     try:
         with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
-            proc = subprocess.run([sys.executable, "-I", "-S", "-B", str(folder / "_worker.py")],
+            proc = subprocess.run([sys.executable, "-I", "-S", "-B", str(folder / "minitorch_course" / "worker" / "main.py")],
                                   input=json.dumps(job).encode(), stdout=stdout, stderr=stderr,
                                   cwd=folder, env=env, timeout=max(wall, budget + 30),
                                   preexec_fn=_limits)
@@ -944,7 +944,7 @@ def write_gradebook(course_dir: Path, rec: Record) -> list[str]:
 
 def feedback_cell(rec: Record, notebook: str) -> dict:
     """The Markdown cell put at the top of an autograded notebook (its feedback page)."""
-    lines = [f"**{say('record-header', seed=rec.seed)}**", ""]
+    lines = [f"**{say('record-header', seed=rec.seed, command=CHECK_COMMAND)}**", ""]
     for grade_id, (score, points) in rec.cells.get(notebook, {}).items():
         why = rec.failures.get(f"{notebook}/{grade_id}", "")
         lines.append(say("record-cell", cell=grade_id, score=score, points=points)
@@ -1010,7 +1010,7 @@ def record_class(course_dir: Path, students: list[str] | None = None, seed: int 
 
 def report_text(seed: int, records: list[Record], seconds: float) -> str:
     lines = [f"Scores of record of {course.ASSIGNMENT}: {len(records)} submissions in "
-             f"{seconds:.0f} s, seed {seed} (make check SEED={seed} reproduces a case)", ""]
+             f"{seconds:.0f} s, seed {seed} ({CHECK_COMMAND} --seed {seed} reproduces a case)", ""]
     for rec in records:
         got, most = rec.total
         lines.append(f"{rec.student}: {got:g}/{most:g}"
@@ -1035,10 +1035,10 @@ def write_report(course_dir: Path, seed: int, records: list[Record], seconds: fl
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m minitorch_course.record``: the record of every submission."""
+    """``python -m minitorch_grading.record``: the record of every submission."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m minitorch_course.record",
+    parser = argparse.ArgumentParser(prog="python -m minitorch_grading.record",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--course-dir", type=Path, default=course.COURSE_DIR)
     parser.add_argument("--seed", type=int, default=None, help="default: chosen now")

@@ -1,6 +1,6 @@
 """The grading worker: runs ONE submission's tensor.py and hands back its outputs as data.
 
-Instructor tooling (``minitorch_course.record`` starts it; it never ships to learners). The
+Instructor tooling (``minitorch_grading.record`` starts it; it never ships to learners). The
 worker is a fresh interpreter (``python -I -S -B``) in a temporary folder that holds only the
 submission's ``minitorch/tensor.py``, the course-provided modules it needs (copied from the
 instructor's checkout, never from the submission) and a link to NumPy. Before any learner code
