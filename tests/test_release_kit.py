@@ -104,9 +104,8 @@ def _report(cwd: Path, *args: str, lang: str = "es", env_extra: dict | None = No
         done = subprocess.run([sys.executable, "-m", "minitorch_course.check", *args], cwd=cwd,
                               env=env, capture_output=True, text=True, timeout=300)
     else:
-        done = python(cwd, "import runpy\nsys.argv = ['check', *%r]\n"
-                      "runpy.run_module('minitorch_course.check', run_name='__main__')\n"
-                      % (list(args),), env)
+        done = python(cwd, f"import runpy\nsys.argv = ['check', *{list(args)!r}]\n"
+                      "runpy.run_module('minitorch_course.check', run_name='__main__')\n", env)
     assert done.returncode in (0, 1), done.stdout + done.stderr  # 2: it could not check
     assert "Traceback" not in done.stderr, done.stderr
     return done.stdout

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from minitorch_course.i18n import DOMAIN, LANGUAGES, LOCALE_DIR, SOURCE_LANGUAGE, fields, po_path
 
-
 # The files whose `_`/`t`/`N_` calls hold run-time text (paths relative to src/): the course's
 # packages, and minitorch's error messages.
 SOURCES = ("minitorch_course/", "minitorch_grading/", "minitorch_authoring/", "minitorch/errors.py")
