@@ -28,16 +28,26 @@ CONSTANT_FACTOR = {"factor-double", "factor-half", "factor-divided", "factor-div
                    "factor-scale", "factor-averaged-copies"}
 
 
+# Held-out set 2 (m52-m97), measured before issue 25 changes the checks and the diagnosis
+# (heldout/SCORES-2.md): not caught, or (m55) caught by another op's row. Strict: once issue 25's
+# work catches one and names its op, its number must leave this set.
+NOT_CAUGHT_BEFORE_25 = {"m52", "m53", "m54", "m55", "m56", "m58", "m59", "m60", "m62", "m97"}
+# ... and of those, the ones no row catches at all (a claim needs a failing row first).
+NO_ROW_FAILS_BEFORE_25 = NOT_CAUGHT_BEFORE_25 - {"m55"}
+
+
 @cache
 def scored(name: str) -> score.Score:
     mistake = next(m for m in MISTAKES if score.mistake_name(m) == name)
     return score.score(mistake, first=True)
 
 
-PARAMS = [pytest.param(n, id=n) for n in IDS]
+def _params(xfail: set[str], reason: str) -> list:
+    return [pytest.param(n, id=n, marks=pytest.mark.xfail(strict=True, reason=reason))
+            if n[:3] in xfail else pytest.param(n, id=n) for n in IDS]
 
 
-@pytest.mark.parametrize("name", PARAMS)
+@pytest.mark.parametrize("name", _params(NOT_CAUGHT_BEFORE_25, "not caught/named before #25"))
 def test_caught_and_op_named(name):
     s = scored(name)
     assert s.caught, f"{name}: no row fails"
@@ -63,7 +73,7 @@ def _fresh_gradients(row: str, impl, seed: int = 11):
     return pairs
 
 
-@pytest.mark.parametrize("name", PARAMS)
+@pytest.mark.parametrize("name", _params(NO_ROW_FAILS_BEFORE_25, "not caught before #25"))
 def test_no_checkably_false_claim(name):
     s = scored(name)
     assert s.caught

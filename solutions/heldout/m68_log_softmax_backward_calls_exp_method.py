@@ -1,0 +1,41 @@
+"""Held-out learner mistake 68: log_softmax_backward_calls_exp_method (log_softmax, api-misuse).
+
+Written without seeing the course's mistake catalog or diagnosis code. Do not edit after commit.
+"""
+
+import numpy as np
+
+from ._witness import compare
+
+TARGET = 'Tensor.log_softmax'
+OP = 'log_softmax'
+KIND = 'api-misuse'
+DESCRIPTION = (
+    "log_softmax's backward calls out_data.exp() as on a torch tensor: out_data is a NumPy "
+    "array, so every backward raises AttributeError ('numpy.ndarray' object has no attribute "
+    "'exp'), whatever the shape."
+)
+APT = (
+    'Should name log_softmax and say its backward crashes on every case with an AttributeError:'
+    ' use np.exp(out_data). False: the empty-tensor / initial=-np.inf explanation or a wrong '
+    'formula; the forward is right.'
+)
+
+SOURCE = '''
+@shape_errors
+def log_softmax(self, axis: int = -1) -> Tensor:
+    """a - log Σ e^a along ``axis``, through log-sum-exp. (...) -> (...)."""
+    z = self.data - self.data.max(axis=axis, keepdims=True, initial=-np.inf)
+    out_data = z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+
+    def _backward(g):
+        return (g - out_data.exp() * g.sum(axis=axis, keepdims=True),)
+
+    return Tensor._make(out_data, (self,), "log_softmax", _backward)
+'''
+
+
+def WITNESS(mt) -> None:
+    """Differs from torch float64 with this mistake; the reference agrees."""
+    a = np.array([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]])
+    compare(mt, lambda m, x: x.log_softmax(axis=-1), lambda t, x: x.log_softmax(dim=-1), [a])
