@@ -160,11 +160,17 @@ def site_paths(lang: Language) -> dict[Path, str]:
 LINK = re.compile(r"(\]\()([^)\s]+)(\))")
 
 
-def rewrite_links(text: str, source: Path, lang: Language) -> str:
-    """``text`` (Markdown of ``source``) with relative links retargeted to the site's layout."""
-    own = site_paths(lang)
-    others = {p: s for other in LANGUAGES.values() if other is not lang
-              for p, s in site_paths(other).items()}
+def link_maps(lang: Language) -> tuple[dict[Path, str], dict[Path, str]]:
+    """({source: site path} of ``lang``'s pages, the same for the other languages' pages)."""
+    return site_paths(lang), {p: s for other in LANGUAGES.values() if other != lang
+                              for p, s in site_paths(other).items()}
+
+
+def rewrite_links(text: str, source: Path, lang: Language,
+                  maps: tuple[dict[Path, str], dict[Path, str]] | None = None) -> str:
+    """``text`` (Markdown of ``source``) with relative links retargeted to the site's layout
+    (``maps``: ``link_maps(lang)``, computed once by a caller that rewrites many texts)."""
+    own, others = maps or link_maps(lang)
     here = own[source.resolve()]
 
     def retarget(match: re.Match) -> str:
@@ -304,15 +310,16 @@ def reading_order(lang: Language) -> list[str]:
 def pages(lang: Language) -> dict[str, str]:
     """{staged path: text} of every page of ``lang``'s site."""
     out = {}
-    for source, staged in site_paths(lang).items():
+    maps = link_maps(lang)
+    for source, staged in maps[0].items():
         if source.suffix == ".md":
-            out[staged] = rewrite_links(source.read_text(encoding="utf-8"), source, lang)
+            out[staged] = rewrite_links(source.read_text(encoding="utf-8"), source, lang, maps)
     out["index.md"] += _toctree([posixpath.splitext(s)[0] for s in reading_order(lang)])
     for instructor, student in lab_sources(lang):
         nb = site_notebook(instructor, student)
         for cell in nb["cells"]:
             if cell["cell_type"] == "markdown":
-                cell["source"] = rewrite_links("".join(cell["source"]), student, lang)
+                cell["source"] = rewrite_links("".join(cell["source"]), student, lang, maps)
         out[f"labs/{student.name}"] = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
     return out
 
