@@ -33,7 +33,7 @@ SRC := PYTHONPATH=$(CURDIR)/src
 CATALOGS := $(wildcard src/minitorch_course/locale/*/LC_MESSAGES/*.po)
 COMPILED := $(CATALOGS:.po=.mo)
 
-.PHONY: help lab test suites lint check stubs notebooks render mutants heldout fuzz mutation-score bench venv clean messages
+.PHONY: help lab test suites lint check stubs notebooks render mutants heldout fuzz mutation-score bench venv clean messages site
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -43,7 +43,7 @@ ifeq ($(ENV_DIR),$(CURDIR)/$(VENV))
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 endif
-	$(BIN)/python -m pip install --quiet -e '.[course,test,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[course,test,bench,site]'
 	touch $@
 
 venv: $(STAMP) $(COMPILED)  ## install everything (torch==2.13.0 included) in .venv, or in the active environment
@@ -68,13 +68,13 @@ test: $(STAMP) $(COMPILED)  ## maintainers: ruff, stub and notebook checks, ever
 
 # What `make test` runs, here or (when the learner has work in this checkout) in an export of HEAD.
 suites:
-	$(BIN)/ruff check src solutions tests benchmarks
+	$(BIN)/ruff check src solutions tests benchmarks site
 	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check
 	$(SRC) $(BIN)/python -m minitorch_grading.course generate --check
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider
 
-lint: $(STAMP)  ## maintainers: ruff over src/, solutions/, tests/, benchmarks/
-	$(BIN)/ruff check src solutions tests benchmarks
+lint: $(STAMP)  ## maintainers: ruff over src/, solutions/, tests/, benchmarks/, site/
+	$(BIN)/ruff check src solutions tests benchmarks site
 
 stubs: $(STAMP)  ## maintainers: the stub tensor.py from solutions/ (keeps edits; FORCE=1 backs up)
 	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen $(if $(FORCE),--force)
@@ -84,6 +84,9 @@ notebooks: $(STAMP) $(COMPILED)  ## maintainers: the student notebooks/ via nbgr
 
 render: $(STAMP) $(COMPILED)  ## maintainers: re-run the instructor notebooks on the reference (NB=05: one)
 	$(SRC) $(BIN)/python -m minitorch_grading.course render $(NB)
+
+site: $(STAMP)  ## maintainers: the chapter's website, both languages, strict, into build/site/ (needs npm)
+	$(SRC) $(BIN)/python -m minitorch_authoring.site build
 
 mutants: $(STAMP)  ## maintainers: the catalog of planted mistakes: caught and diagnosed?
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m minitorch_authoring.mutants

@@ -21,8 +21,8 @@ def _names(requirements):
 
 def test_environment_yml_lists_the_same_dependencies_as_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = _names(project["dependencies"] + project["optional-dependencies"]["course"]
-                    + project["optional-dependencies"]["test"])
+    extras = project["optional-dependencies"]
+    wanted = _names(project["dependencies"] + extras["course"] + extras["test"] + extras["site"])
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip_lines = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
     listed = _names(p for p in pip_lines if not p.startswith("-e"))
