@@ -22,7 +22,7 @@ GRID = g.load_grid()
 CURRICULUM_REGULAR = ("work", "play", "walk", "talk", "listen", "watch", "study", "finish",
                       "start", "look", "want", "like")
 CURRICULUM_IRREGULAR = ("be", "have", "do", "go", "come", "see", "eat", "write")
-I, YOU, HE = "I", "you", "he/she/it"
+FIRST, SECOND, THIRD = "I", "you", "he/she/it"
 
 # English: (present I, you, he/she/it), (past I, you, he/she/it), participle; typed from a grammar
 IRREGULAR_EN = {
@@ -102,7 +102,7 @@ def test_the_curriculum_verbs_in_order_with_their_regular_flag():
     assert GRID.shape == GRID.english.shape == GRID.spanish.shape == (20, 3, 5)
     assert GRID.verbs == g.VERBS == CURRICULUM_REGULAR + CURRICULUM_IRREGULAR
     assert GRID.regular == (True,) * 12 + (False,) * 8
-    assert GRID.persons == (I, YOU, HE) and len(g.TENSES) == 5
+    assert GRID.persons == (FIRST, SECOND, THIRD) and len(g.TENSES) == 5
     assert g.N_FEATURES == 23
 
 
@@ -171,7 +171,7 @@ def test_regular_forms_is_the_grid_for_every_regular_verb():
 
 def test_each_verb_has_its_own_spanish_verb():
     assert es("work", "infinitive") == ("trabajar",) * 3
-    assert {v: GRID.translation(v, I, "infinitive") for v in GRID.verbs} == SPANISH
+    assert {v: GRID.translation(v, FIRST, "infinitive") for v in GRID.verbs} == SPANISH
     assert len(set(SPANISH.values())) == 20
 
 
@@ -229,7 +229,7 @@ def test_label_is_the_first_tense_that_breaks_the_regular_rules():
         for p, person in enumerate(GRID.persons):
             if verb in CURRICULUM_REGULAR:
                 want = 4
-            elif verb == "be" or (verb, person) == ("have", HE):
+            elif verb == "be" or (verb, person) == ("have", THIRD):
                 want = 1
             else:
                 want = 2
@@ -240,9 +240,9 @@ def test_the_two_hand_checked_cells():
     """benchmarks/mlp-grid.md's two cells: have/he -> has (regular: *haves*) -> 1;
     write/I -> write, write, wrote (regular: *writed*) -> 2."""
     table = g.label_table()
-    assert GRID.form("have", HE, "present") == "has" and g.third_singular("have") == "haves"
+    assert GRID.form("have", THIRD, "present") == "has" and g.third_singular("have") == "haves"
     assert table[g.VERBS.index("have"), 2] == 1
-    assert GRID.form("write", I, "past simple") == "wrote" and g.regular_past("write") == "writed"
+    assert GRID.form("write", FIRST, "past simple") == "wrote" and g.regular_past("write") == "writed"
     assert table[g.VERBS.index("write"), 0] == 2
 
 
