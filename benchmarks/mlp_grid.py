@@ -185,13 +185,14 @@ def report(seeds=SEEDS) -> str:
                     f"| {name} | {kind} | {model} | {spread([r['val'] for r in runs])} | "
                     f"{spread([r['cells'] for r in runs])} | {to90} | "
                     f"{statistics.mean(r['cpu'] for r in runs):.2f} |")
-                if kind == "cells" and name == "irregular":
-                    counter = missed.setdefault(model, {})
+                if name == "irregular":
+                    counter = missed.setdefault(f"{kind} split, {model}", {})
                     for r in runs:
                         for cell in r["missed"]:
                             counter[cell] = counter.get(cell, 0) + 1
-    lines += ["", "Held-out cells the course's label got wrong (cells split; times wrong over "
-              f"the {len(seeds)} seeds, each cell is held out in about 1 seed in 6):", ""]
+    lines += ["", "Cells whose course label a trained model gets wrong (validation cells, "
+              f"clean label; times wrong over the {len(seeds)} seeds; in the cells split each "
+              "cell is held out in about 1 seed in 6):", ""]
     for model, counter in missed.items():
         worst = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
         lines.append(f"- {model}: " + (", ".join(f"{v}/{p} ({n})" for (v, p), n in worst)
