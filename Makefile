@@ -106,6 +106,10 @@ mutation-score: $(STAMP)  ## maintainers: Cosmic Ray mutants of the solutions vs
 bench: $(STAMP)  ## maintainers: speed and memory against raw NumPy, PyTorch and MyGrad
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/bench.py
 
+.PHONY: mlp-grid
+mlp-grid: $(STAMP)  ## maintainers: linear vs MLP on the grammatical grid's task (writes benchmarks/mlp-grid.md, ~20 s)
+	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/mlp_grid.py
+
 .PHONY: class-bench
 class-bench: $(STAMP)  ## grade a class of 40 generated submissions with `classrun autograde` (~22 min on a quiet machine)
 	$(BIN)/python benchmarks/class_run.py $(if $(LEARNERS),--learners $(LEARNERS))

@@ -1,22 +1,30 @@
-"""The grammatical grid (20 verbs x 3 persons x 5 tenses) and the toy task built on it.
+"""The grammatical grid (20 English verbs x 3 persons x 5 tenses) and the task built on it.
 
-``data/conjugations.csv`` holds the 300 real forms: 20 Spanish verbs (-ar/-er/-ir, regular and
-irregular), the persons yo, tú, él/ella and five indicative tenses. :func:`load_grid` turns it into
-a ``(20, 3, 5)`` array of strings, the grid the chapter uses for shapes.
+``data/grid.csv`` holds the 300 cells: for each verb, person and tense, the English form and its
+Spanish translation. :func:`load_grid` turns it into a :class:`Grid`, whose ``english`` and
+``spanish`` arrays have the curriculum's shape ``(20, 3, 5)`` (verb, person, tense).
 
-The toy classification task (chapter close, ``05-mlp-grammar``): input = one-hot(verb) ⊕
-one-hot(person), 23 features; target = a tense index 0..4 given by :func:`label_table`:
+What a cell holds (the convention, decided once here):
 
-1. every form gets a *code*: the sum of its letters' positions in the alphabet (a=1 ... z=26,
-   accents ignored), modulo 7 (:func:`form_code`);
-2. the label of the cell (verb, person) is the tense whose form has the highest code; a tie goes
-   to the first tense in ``TENSES`` order (``codes.argmax(axis=-1)``).
+- **persons** ``I``, ``you``, ``he/she/it``; **tenses**, labelled 0-4: infinitive, present,
+  past simple, past participle, future with "will" (the present's 3rd-singular form, *works*,
+  is the curriculum's "present 3rd singular").
+- **English**: the verb form without its subject pronoun: ``work``, ``works``, ``worked``,
+  ``will work``; "be": ``am / are / is``, ``was / were / was``, ``been``. The infinitive and the
+  participle do not change with the person (the same ``work`` and ``worked`` in all three rows).
+- **Spanish**: the translation of that form, which carries the person in its ending, as Spanish
+  does without a pronoun: ``trabajo / trabajas / trabaja``, ``trabajé / trabajaste / trabajó``,
+  ``trabajaré / trabajarás / trabajará``; the infinitive and the participle are person-less
+  (``trabajar``, ``trabajado``). "like" is ``gustar``, whose person is its pronoun:
+  ``me gusta / te gusta / le gusta``. One meaning per verb, each Spanish verb used once: be =
+  ser, play = jugar, watch = observar (look = mirar, see = ver).
 
-The rule reads the real forms, so it depends on the verb and the person *jointly*: no sum of a
-verb term and a person term reproduces it: a linear softmax model over the 23 features, trained
-to convergence, fits 35 of the 60 cells (58%), and the best additive classifier a direct search
-found fits 50 (83%); one hidden layer fits all 60.
-It is a toy whose only job is to exercise the engine end to end; it is not linguistics.
+The task (chapter close, ``05-mlp-grammar``, and the next chapter): input = one-hot(verb) ⊕
+one-hot(person), 23 features; target = :func:`label_table`, **the first tense in which this verb,
+said by this person, breaks the regular English rules** (:func:`regular_forms`); a verb that
+never breaks them for that person gets 4, the future, the tense where "will" + infinitive makes
+every verb regular. ``benchmarks/mlp-grid.md`` says what this label costs: it is additive in verb
+and person, so a linear model fits it as well as the MLP, and only 3 of the 5 tenses occur.
 """
 
 from __future__ import annotations
@@ -29,46 +37,57 @@ from typing import Any
 
 import numpy as np
 
-DATA_PATH = Path(__file__).with_name("data") / "conjugations.csv"
+DATA_PATH = Path(__file__).with_name("data") / "grid.csv"
+COLUMNS = ("verb", "regular", "person", "tense", "english", "spanish")
 
-PERSONS: tuple[str, ...] = ("yo", "tú", "él/ella")
-TENSES: tuple[str, ...] = (
-    "presente",
-    "pretérito indefinido",
-    "pretérito imperfecto",
-    "futuro simple",
-    "condicional simple",
+
+def N_(msgid: str) -> str:  # noqa: N802 (gettext's name): marks a table string for `make messages`
+    return msgid
+
+
+PERSONS: tuple[str, ...] = ("I", "you", "he/she/it")
+TENSES: tuple[str, ...] = ("infinitive", "present", "past simple", "past participle", "future")
+# what a learner reads (translated where shown: tense_names())
+TENSE_NAMES: tuple[str, ...] = (
+    N_("infinitive"), N_("present"), N_("past simple"), N_("past participle"),
+    N_("future (will)"),
 )
-GROUPS: tuple[str, ...] = ("-ar", "-er", "-ir")
-
-CODE_MODULUS = 7
 LABEL_NOISE = 0.05
 
 
 @dataclass(frozen=True)
 class Grid:
-    """The 300 forms as a ``(verb, person, tense)`` array plus the labels of each axis."""
+    """The 300 cells as ``(verb, person, tense)`` arrays plus the labels of each axis."""
 
-    forms: np.ndarray  # (20, 3, 5) of str
+    english: np.ndarray  # (20, 3, 5) of str
+    spanish: np.ndarray  # (20, 3, 5) of str
     verbs: tuple[str, ...]  # (20,)
     persons: tuple[str, ...]  # (3,)
     tenses: tuple[str, ...]  # (5,)
-    groups: tuple[str, ...]  # (20,) "-ar" / "-er" / "-ir", one per verb
-    regular: tuple[bool, ...]  # (20,) one per verb
+    regular: tuple[bool, ...]  # (20,) the curriculum's regular / irregular split, one per verb
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return self.forms.shape
+        return self.english.shape
+
+    def _index(self, verb: str, person: str, tense: str) -> tuple[int, int, int]:
+        for name, value, axis in (("verb", verb, self.verbs), ("person", person, self.persons),
+                                  ("tense", tense, self.tenses)):
+            if value not in axis:
+                raise KeyError(f"unknown {name} {value!r}; the grid has {', '.join(axis)}")
+        return self.verbs.index(verb), self.persons.index(person), self.tenses.index(tense)
 
     def form(self, verb: str, person: str, tense: str) -> str:
-        """The conjugated form, by names: ``grid.form("tener", "yo", "futuro simple")``."""
-        return str(
-            self.forms[self.verbs.index(verb), self.persons.index(person), self.tenses.index(tense)]
-        )
+        """The English form, by names: ``grid.form("study", "he/she/it", "present") == "studies"``."""
+        return str(self.english[self._index(verb, person, tense)])
+
+    def translation(self, verb: str, person: str, tense: str) -> str:
+        """The Spanish translation: ``grid.translation("go", "I", "past simple") == "fui"``."""
+        return str(self.spanish[self._index(verb, person, tense)])
 
 
 def read_rows(path: Path | str = DATA_PATH) -> list[dict[str, str]]:
-    """The CSV rows as dicts (columns verb, group, regular, person, tense, form), NFC strings."""
+    """The CSV rows as dicts (columns ``COLUMNS``), NFC strings."""
     with open(path, encoding="utf-8", newline="") as f:
         return [
             {k: unicodedata.normalize("NFC", v) for k, v in row.items()} for row in csv.DictReader(f)
@@ -79,30 +98,27 @@ def load_grid(path: Path | str = DATA_PATH) -> Grid:
     """Read the CSV into a :class:`Grid`; verbs keep the file's order. Checks completeness."""
     rows = read_rows(path)
     verbs = tuple(dict.fromkeys(r["verb"] for r in rows))
-    forms = np.full((len(verbs), len(PERSONS), len(TENSES)), "", dtype=object)
-    groups: dict[str, str] = {}
+    shape = (len(verbs), len(PERSONS), len(TENSES))
+    english = np.full(shape, "", dtype=object)
+    spanish = np.full(shape, "", dtype=object)
     regular: dict[str, bool] = {}
     for r in rows:
+        for column, axis in (("person", PERSONS), ("tense", TENSES)):
+            if r[column] not in axis:
+                raise ValueError(f"{path}: unknown {column} {r[column]!r} (expected one of {axis})")
         i, j, k = verbs.index(r["verb"]), PERSONS.index(r["person"]), TENSES.index(r["tense"])
-        if forms[i, j, k]:
+        if english[i, j, k]:
             raise ValueError(f"duplicate row for {r['verb']!r}, {r['person']!r}, {r['tense']!r}")
-        forms[i, j, k] = r["form"]
-        groups[r["verb"]] = r["group"]
+        english[i, j, k], spanish[i, j, k] = r["english"], r["spanish"]
         regular[r["verb"]] = r["regular"] == "yes"
-    missing = np.argwhere(forms == "")
+    missing = np.argwhere((english == "") | (spanish == ""))
     if len(missing):
         i, j, k = missing[0]
         raise ValueError(
-            f"{len(missing)} missing forms, e.g. {verbs[i]!r}, {PERSONS[j]!r}, {TENSES[k]!r}"
+            f"{len(missing)} incomplete cells, e.g. {verbs[i]!r}, {PERSONS[j]!r}, {TENSES[k]!r}"
         )
-    return Grid(
-        forms=forms,
-        verbs=verbs,
-        persons=PERSONS,
-        tenses=TENSES,
-        groups=tuple(groups[v] for v in verbs),
-        regular=tuple(regular[v] for v in verbs),
-    )
+    return Grid(english=english, spanish=spanish, verbs=verbs, persons=PERSONS, tenses=TENSES,
+                regular=tuple(regular[v] for v in verbs))
 
 
 VERBS: tuple[str, ...] = load_grid().verbs
@@ -110,39 +126,56 @@ N_VERBS, N_PERSONS, N_TENSES = len(VERBS), len(PERSONS), len(TENSES)
 N_FEATURES = N_VERBS + N_PERSONS  # 23
 
 
-# ---------------------------------------------------------------------------- the label rule
+def tense_names() -> tuple[str, ...]:
+    """The five tenses' names in the learner's language (Spanish by default)."""
+    from minitorch_course.i18n import _
+
+    return tuple(str(_(name)) for name in TENSE_NAMES)
 
 
-def _strip_accents(form: str) -> str:
-    decomposed = unicodedata.normalize("NFD", form)
-    return "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
+# ---------------------------------------------------------------------------- the label
 
 
-def letter_sum(form: str) -> int:
-    """Sum of the letters' positions in the alphabet, a=1 ... z=26, accents ignored."""
-    letters = _strip_accents(form).lower()
-    if not letters.isascii() or not letters.isalpha():
-        raise ValueError(f"letter_sum expects a single word in a-z (accents allowed), got {form!r}")
-    return sum(ord(c) - ord("a") + 1 for c in letters)
+def third_singular(verb: str) -> str:
+    """The regular present 3rd singular: +s; +es after s, sh, ch, x, z, o; consonant+y -> ies."""
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return verb[:-1] + "ies"
+    return verb + "s"
 
 
-def form_code(form: str) -> int:
-    """``letter_sum(form) % 7``: comí -> (3+15+13+9) % 7 = 40 % 7 = 5."""
-    return letter_sum(form) % CODE_MODULUS
+def regular_past(verb: str) -> str:
+    """The regular past (simple and participle): +ed; +d after e; consonant+y -> ied.
+
+    (English also doubles a final consonant after a stressed short vowel, stop -> stopped; none
+    of the grid's verbs needs that rule.)"""
+    if verb.endswith("e"):
+        return verb + "d"
+    if verb.endswith("y") and verb[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return verb[:-1] + "ied"
+    return verb + "ed"
 
 
-def code_grid(grid: Grid | None = None) -> np.ndarray:
-    """The code of every form: (20, 3, 5) ints."""
-    grid = load_grid() if grid is None else grid
-    return np.vectorize(form_code, otypes=[np.int64])(grid.forms)
+def regular_forms(verb: str) -> np.ndarray:
+    """What the regular rules make of ``verb``: (3, 5) strs, persons x tenses, like a grid slice."""
+    past = regular_past(verb)
+    return np.array(
+        [[verb, present, past, past, f"will {verb}"] for present in (verb, verb, third_singular(verb))],
+        dtype=object,
+    )
 
 
 def label_table(grid: Grid | None = None) -> np.ndarray:
-    """The clean label of each cell (verb, person): (20, 3) ints in 0..4.
+    """The label of each cell (verb, person): (20, 3) ints in 0..4.
 
-    The tense whose form has the highest code; ties go to the earlier tense (argmax semantics).
+    The first tense whose English form differs from :func:`regular_forms`; 4 (the future) when
+    none does. ``have``: ``I`` -> 2 (*had*), ``he/she/it`` -> 1 (*has*); ``work`` -> 4.
     """
-    return code_grid(grid).argmax(axis=-1)
+    grid = load_grid() if grid is None else grid
+    regular = np.stack([regular_forms(v) for v in grid.verbs])  # (20, 3, 5)
+    breaks = grid.english != regular  # (20, 3, 5) bool
+    return np.where(breaks.any(axis=-1), breaks.argmax(axis=-1), N_TENSES - 1)
 
 
 # ---------------------------------------------------------------------------- the examples
@@ -172,13 +205,15 @@ class Examples:
 
 
 def draw_examples(
-    n: int, rng: np.random.Generator, noise: float = LABEL_NOISE, table: np.ndarray | None = None
+    n: int, rng: np.random.Generator, noise: float = LABEL_NOISE, table: np.ndarray | None = None,
+    cells: np.ndarray | None = None,
 ) -> Examples:
-    """Draw ``n`` cells uniformly from the 60; with probability ``noise`` a label is replaced by
-    one of the four OTHER tenses, uniformly (so ``noise`` is exactly the expected flip rate)."""
+    """Draw ``n`` cells uniformly from ``cells`` (flat indices ``3 * verb + person``; default all
+    60); with probability ``noise`` a label is replaced by one of the four OTHER tenses,
+    uniformly (so ``noise`` is exactly the expected flip rate)."""
     table = label_table() if table is None else table
-    verb = rng.integers(0, N_VERBS, size=n)
-    person = rng.integers(0, N_PERSONS, size=n)
+    cells = np.arange(N_VERBS * N_PERSONS) if cells is None else np.asarray(cells)
+    verb, person = np.divmod(cells[rng.integers(0, len(cells), size=n)], N_PERSONS)
     clean = table[verb, person]
     flip = rng.random(n) < noise
     shift = rng.integers(1, N_TENSES, size=n)  # 1..4: never lands back on the clean label
@@ -187,14 +222,14 @@ def draw_examples(
 
 
 def make_dataset(
-    n_train: int = 600, n_val: int = 300, noise: float = LABEL_NOISE, seed: int = 0
+    n_train: int = 250, n_val: int = 50, noise: float = LABEL_NOISE, seed: int = 0
 ) -> tuple[Examples, Examples]:
-    """The seeded train and validation splits.
+    """The seeded train and validation splits (the next chapter's 250 / 50).
 
     Train and validation draw from independent streams of ``np.random.SeedSequence(seed)``, so
     changing ``n_val`` never changes the training set. Both splits have label noise. There are
     only 60 distinct inputs, so the validation split does NOT measure generalisation to unseen
-    (verb, person) pairs: it measures whether the model recovered the rule of the 60 cells from
+    (verb, person) pairs: it measures whether the model recovered the label of the cells from
     noisy training labels, scored on fresh draws with their own noise (ceiling ≈ 1 - noise).
     """
     train_seq, val_seq = np.random.SeedSequence(seed).spawn(2)

@@ -1,5 +1,8 @@
 """The chapter's closing MLP, as helpers for the tests (the notebook writes its loop in full).
 
+It is also the reference answer of the learner's MLP file (``HIDDEN``, ``LR``, ``STEPS``,
+``init_params``, ``forward``, ``train``: the interface ``minitorch_course.mlp_checks`` grades).
+
 Only the learner's engine is used: ``mt.Tensor``, ``@``, ``.tanh()``, ``mt.cross_entropy``,
 ``backward()``, ``p.data -= lr * p.grad`` and ``zero_grad()``. ``train_torch`` replays the same
 run in PyTorch float64 for the end-to-end cross-check; torch is imported there and only there.
@@ -88,6 +91,31 @@ def train_minitorch(
             p.data -= lr * p.grad
     hist.params = {k: p.data.copy() for k, p in params.items()}
     return hist
+
+
+def train(
+    params0: dict, X: np.ndarray, y: np.ndarray, lr: float = LR, steps: int = STEPS,
+    batches=None,
+) -> tuple[dict, list[float]]:
+    """The learner's interface (``mlp_checks``): train from ``params0`` (arrays, left untouched).
+
+    Step ``s`` uses the rows ``batches[s]`` of ``X`` and ``y`` (every row when ``batches`` is
+    None); its loss is recorded before its update. Returns the trained weights (arrays) and the
+    ``steps`` losses.
+    """
+    params = {k: mt.Tensor(np.array(v, dtype=np.float64), requires_grad=True)
+              for k, v in params0.items()}
+    losses = []
+    for step in range(steps):
+        rows = slice(None) if batches is None else batches[step]
+        loss = mt.cross_entropy(forward(params, mt.Tensor(X[rows])), y[rows])
+        losses.append(loss.item())
+        for p in params.values():
+            p.zero_grad()
+        loss.backward()
+        for p in params.values():
+            p.data -= lr * p.grad
+    return {k: p.data.copy() for k, p in params.items()}, losses
 
 
 def train_torch(

@@ -1,0 +1,311 @@
+"""The two graded properties of the learner's MLP file (issue 27), as check functions.
+
+The learner's file has a small fixed interface (``minitorch_course.mlp`` is the reference answer):
+
+    HIDDEN: int, LR: float, STEPS: int          the learner's hyper-parameters
+    init_params(seed) -> dict of arrays         W1 (23, HIDDEN), b1 (HIDDEN,), W2 (HIDDEN, 5), b2 (5,)
+    forward(params, X) -> Tensor                params: dict of Tensors; X (N, 23) -> logits (N, 5)
+    train(params0, X, y, lr, steps, batches=None) -> (params, losses)
+        from the arrays ``params0`` (left untouched), step s uses the rows ``batches[s]`` (all
+        rows when None) and records its loss BEFORE its update (zero_grad, backward,
+        p.data -= lr * p.grad); returns the trained arrays and the ``steps`` losses.
+
+1. :func:`check_loss_curve`: with the course's initial weights and batch order
+   (:func:`course_inputs`), the learner's first ``CURVE_STEPS`` losses equal PyTorch float64's
+   for the same model to ``CURVE_TOL``. A failure says at which step and by how much the loss
+   first differs, and tells a wrong forward (step 0 already differs), gradients that are never
+   reset (the curve is PyTorch's run without ``zero_grad``) and a training loop that stops early
+   apart.
+2. :func:`check_accuracy`: trained with the learner's own ``init_params``, ``LR`` and ``STEPS``
+   (at most ``MAX_STEPS`` full-batch steps, ``MAX_CPU`` s of CPU) on data the grader draws with
+   its own seed, the accuracy on at least ``MIN_VAL`` held-out examples is above ``THRESHOLD``.
+
+Each check returns a :class:`Finding` (plain data); :func:`describe` turns it into the sentence a
+learner reads (gettext). PyTorch is imported lazily, by :func:`torch_curve` only: the expected
+curve can be computed in the instructor's process and compared (:func:`compare_curve`) anywhere.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from minitorch_course import grammar as g
+
+CURVE_STEPS = 20
+CURVE_TOL = 1e-9
+COURSE_SEED = 27  # the course's initial weights, data and batch order for the loss curve
+COURSE_HIDDEN = 16
+BATCH_SIZE = 50
+THRESHOLD = 0.90
+MAX_STEPS = 2000
+MAX_CPU = 10.0  # seconds of CPU for the whole training run
+MIN_VAL = 300
+N_TRAIN = 250
+INTERFACE = ("HIDDEN", "LR", "STEPS", "init_params", "forward", "train")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one check found: ``kind`` says which outcome, the other fields its evidence."""
+
+    check: str  # "loss_curve" | "accuracy"
+    kind: str  # "ok" | "forward" | "no_zero_grad" | "update" | "steps" | "too_many_steps" |
+    #            "too_slow" | "low_accuracy" | "interface" | "error"
+    step: int | None = None  # loss_curve: the first step that differs (0-based)
+    got: float | None = None  # the learner's loss at that step
+    want: float | None = None  # PyTorch float64's loss at that step
+    diff: float | None = None  # |got - want| (ok: the largest difference)
+    n_losses: int | None = None  # how many losses train returned
+    asked: int | None = None  # how many steps it was asked for
+    accuracy: float | None = None
+    n_val: int | None = None
+    cpu: float | None = None  # seconds of CPU of the training run
+    detail: str = ""  # interface: the missing name; error: the function and its exception
+
+    @property
+    def passed(self) -> bool:
+        return self.kind == "ok"
+
+    def message(self) -> str:
+        return describe(self)
+
+
+# ---------------------------------------------------------------------------- course inputs
+
+
+def course_params(seed: int = COURSE_SEED, hidden: int = COURSE_HIDDEN) -> dict[str, np.ndarray]:
+    """The course's initial weights: W ~ N(0, 1/fan_in) (W1 drawn first), biases 0."""
+    rng = np.random.default_rng(seed)
+    return {
+        "W1": rng.standard_normal((g.N_FEATURES, hidden)) / np.sqrt(g.N_FEATURES),
+        "b1": np.zeros(hidden),
+        "W2": rng.standard_normal((hidden, g.N_TENSES)) / np.sqrt(hidden),
+        "b2": np.zeros(g.N_TENSES),
+    }
+
+
+def batch_order(n: int, size: int, steps: int, seed: int) -> list[np.ndarray]:
+    """Row indices for each step: mini-batches of ``size`` from a fresh seeded permutation of
+    the ``n`` rows per epoch (``n`` a multiple of ``size``)."""
+    if n % size:
+        raise ValueError(f"batch_order: {n} rows do not split into batches of {size}")
+    rng = np.random.default_rng(seed)
+    per_epoch = n // size
+    epochs = [rng.permutation(n).reshape(per_epoch, size) for _ in range(-(-steps // per_epoch))]
+    return [batch for epoch in epochs for batch in epoch][:steps]
+
+
+def course_inputs(seed: int = COURSE_SEED) -> tuple[dict, np.ndarray, np.ndarray, list]:
+    """``(params0, X, y, batches)`` of the loss-curve check: the course's weights, 250 training
+    examples and ``CURVE_STEPS`` mini-batches of ``BATCH_SIZE``."""
+    train, _ = g.make_dataset(N_TRAIN, 0, seed=seed)
+    return course_params(seed), train.X, train.target, batch_order(N_TRAIN, BATCH_SIZE,
+                                                                   CURVE_STEPS, seed)
+
+
+def torch_curve(params0: dict, X: np.ndarray, y: np.ndarray, lr: float, steps: int,
+                batches: list | None = None, zero_grad: bool = True) -> list[float]:
+    """PyTorch float64's losses for the same model, weights, rows and updates (per step, before
+    its update). ``zero_grad=False`` replays the mistake of never resetting the gradients."""
+    import torch  # lazy: only the instructor's side computes expectations
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny tensors: threads only cost time on a shared machine
+    try:
+        params = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+                  for k, v in params0.items()}
+        Xt, yt = torch.tensor(X, dtype=torch.float64), torch.tensor(y, dtype=torch.int64)
+        losses = []
+        for step in range(steps):
+            rows = slice(None) if batches is None else torch.as_tensor(batches[step])
+            h = torch.tanh(Xt[rows] @ params["W1"] + params["b1"])
+            loss = torch.nn.functional.cross_entropy(h @ params["W2"] + params["b2"], yt[rows])
+            losses.append(loss.item())
+            if zero_grad:
+                for p in params.values():
+                    p.grad = None
+            loss.backward()
+            with torch.no_grad():
+                for p in params.values():
+                    p -= lr * p.grad
+        return losses
+    finally:
+        torch.set_num_threads(threads)
+
+
+# ---------------------------------------------------------------------------- check 1
+
+
+def compare_curve(losses: Any, expected: list[float], asked: int = CURVE_STEPS,
+                  no_zero_grad: list[float] | None = None, tol: float = CURVE_TOL) -> Finding:
+    """The learner's ``losses`` against PyTorch's ``expected`` (both per step), as a Finding.
+
+    ``no_zero_grad``: PyTorch's curve when gradients are never reset; a learner curve that
+    follows it (and not ``expected``) is named as that mistake.
+    """
+    got = np.asarray(losses, dtype=np.float64).ravel()
+    want = np.asarray(expected, dtype=np.float64)[:asked]
+    n = min(len(got), len(want))
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(got[:n] - want[:n])
+    bad = np.flatnonzero(~(diff <= tol))  # NaN counts as a difference
+    if len(bad):
+        k = int(bad[0])
+        found = dict(check="loss_curve", step=k, got=float(got[k]), want=float(want[k]),
+                     diff=float(diff[k]), n_losses=len(got), asked=asked)
+        if k == 0:
+            return Finding(kind="forward", **found)
+        if no_zero_grad is not None:
+            alt = np.asarray(no_zero_grad, dtype=np.float64)[:n]
+            if np.all(np.abs(got[:n] - alt) <= tol):
+                return Finding(kind="no_zero_grad", **found)
+        return Finding(kind="update", **found)
+    if len(got) != asked:
+        return Finding(check="loss_curve", kind="steps", n_losses=len(got), asked=asked)
+    return Finding(check="loss_curve", kind="ok", diff=float(diff.max()), n_losses=len(got),
+                   asked=asked)
+
+
+def check_loss_curve(module: ModuleType, seed: int = COURSE_SEED) -> Finding:
+    """Graded property 1: the learner's first ``CURVE_STEPS`` losses equal PyTorch float64's."""
+    missing = _missing(module, "loss_curve")
+    if missing:
+        return missing
+    params0, X, y, batches = course_inputs(seed)
+    lr = float(module.LR)
+    try:
+        _, losses = module.train({k: v.copy() for k, v in params0.items()}, X.copy(), y.copy(),
+                                 lr=lr, steps=CURVE_STEPS, batches=batches)
+    except Exception as exc:  # the learner's code: any failure is a finding, not a crash
+        return _error("loss_curve", "train", exc)
+    expected = torch_curve(params0, X, y, lr, CURVE_STEPS, batches)
+    stale = torch_curve(params0, X, y, lr, CURVE_STEPS, batches, zero_grad=False)
+    return compare_curve(losses, expected, CURVE_STEPS, no_zero_grad=stale)
+
+
+# ---------------------------------------------------------------------------- check 2
+
+
+def check_accuracy(module: ModuleType, seed: int, n_val: int = MIN_VAL) -> Finding:
+    """Graded property 2: trained with the learner's ``init_params(seed)``, ``LR`` and ``STEPS``
+    (full batch) on ``N_TRAIN`` examples drawn with ``seed``, more than ``THRESHOLD`` of
+    ``n_val`` (at least ``MIN_VAL``) held-out examples right, within ``MAX_STEPS`` steps and
+    ``MAX_CPU`` s of CPU."""
+    import minitorch as mt
+
+    if n_val < MIN_VAL:
+        raise ValueError(f"check_accuracy: n_val={n_val}, at least {MIN_VAL} held-out examples")
+    missing = _missing(module, "accuracy")
+    if missing:
+        return missing
+    steps = int(module.STEPS)
+    if steps > MAX_STEPS:
+        return Finding(check="accuracy", kind="too_many_steps", asked=steps)
+    train, val = g.make_dataset(N_TRAIN, n_val, seed=seed)
+    try:
+        params0 = module.init_params(seed)
+        t0 = time.process_time()
+        params, losses = module.train(params0, train.X, train.target, lr=float(module.LR),
+                                      steps=steps)
+        cpu = time.process_time() - t0
+    except Exception as exc:
+        return _error("accuracy", "init_params / train", exc)
+    if len(losses) != steps:
+        return Finding(check="accuracy", kind="steps", n_losses=len(losses), asked=steps)
+    if cpu > MAX_CPU:
+        return Finding(check="accuracy", kind="too_slow", cpu=cpu, asked=steps)
+    try:
+        with mt.no_grad():
+            logits = module.forward({k: mt.Tensor(v) for k, v in params.items()},
+                                    mt.Tensor(val.X))
+    except Exception as exc:
+        return _error("accuracy", "forward", exc)
+    acc = g.accuracy(logits, val.target)
+    kind = "ok" if acc > THRESHOLD else "low_accuracy"
+    return Finding(check="accuracy", kind=kind, accuracy=acc, n_val=n_val, asked=steps, cpu=cpu)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def load(path: Path | str) -> ModuleType:
+    """The learner's MLP file, imported from its path (a fresh module each call)."""
+    path = Path(path)
+    spec = importlib.util.spec_from_file_location(f"learner_mlp_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _missing(module: ModuleType, check: str) -> Finding | None:
+    absent = [name for name in INTERFACE if not hasattr(module, name)]
+    return Finding(check=check, kind="interface", detail=", ".join(absent)) if absent else None
+
+
+def _error(check: str, where: str, exc: Exception) -> Finding:
+    return Finding(check=check, kind="error", detail=f"{where}: {type(exc).__name__}: {exc}")
+
+
+def describe(f: Finding) -> str:
+    """The sentence a learner reads for ``f``, in the learner's language."""
+    from minitorch_course.i18n import t, verbatim
+
+    tol, threshold = CURVE_TOL, THRESHOLD
+    if f.kind == "interface":
+        return t("Your MLP file has no {names}: it must define HIDDEN, LR, STEPS, init_params, "
+                 "forward and train.", names=verbatim(f.detail))
+    if f.kind == "error":
+        return t("Running your MLP file failed: {error}", error=verbatim(f.detail))
+    if f.check == "loss_curve":
+        if f.kind == "ok":
+            return t("Loss curve: your first {n} losses equal PyTorch float64's (largest "
+                     "difference {diff:.1e}, tolerance {tol:.0e}).", n=f.asked, diff=f.diff,
+                     tol=tol)
+        if f.kind == "steps":
+            return t("Loss curve: train returned {got} losses for {asked} steps: it must run "
+                     "every step it is asked for and record one loss per step.",
+                     got=f.n_losses, asked=f.asked)
+        evidence = dict(step=f.step, got=f.got, want=f.want, diff=f.diff)
+        if f.kind == "forward":
+            return t("Loss curve: at step 0, before any update, your loss is {got:.12g} and "
+                     "PyTorch's {want:.12g} (difference {diff:.2g}). The forward pass is not "
+                     "the course's model: tanh(X @ W1 + b1) @ W2 + b2 and the mean "
+                     "cross-entropy, on the rows batches[0].", **evidence)
+        if f.kind == "no_zero_grad":
+            return t("Loss curve: the losses match up to step {prev}, but at step {step} yours "
+                     "is {got:.12g} and PyTorch's {want:.12g} (difference {diff:.2g}), and your "
+                     "curve is exactly the one whose gradients are never reset, each backward "
+                     "adding to the last: call zero_grad() on every parameter before each "
+                     "backward().", prev=f.step - 1, **evidence)
+        return t("Loss curve: the losses match up to step {prev} and differ at step {step}: "
+                 "yours {got:.12g}, PyTorch's {want:.12g} (difference {diff:.2g}). The forward "
+                 "is right: look at the update (p.data -= lr * p.grad, for every parameter, "
+                 "after backward) and at the rows of step {step} (batches[{step}]).",
+                 prev=f.step - 1, **evidence)
+    if f.kind == "ok":
+        return t("Accuracy: {acc:.1%} of {n} held-out examples after {steps} steps ({cpu:.1f} s "
+                 "of CPU): more than {threshold:.0%}.", acc=f.accuracy, n=f.n_val,
+                 steps=f.asked, cpu=f.cpu, threshold=threshold)
+    if f.kind == "low_accuracy":
+        return t("Accuracy: {acc:.1%} of {n} held-out examples after {steps} steps; more than "
+                 "{threshold:.0%} is needed. Train longer (STEPS, at most {max_steps}) or with a "
+                 "larger LR.", acc=f.accuracy, n=f.n_val, steps=f.asked, threshold=threshold,
+                 max_steps=MAX_STEPS)
+    if f.kind == "steps":
+        return t("Accuracy: train returned {got} losses for STEPS = {asked}: training stopped "
+                 "early. Run every step and record one loss per step.", got=f.n_losses,
+                 asked=f.asked)
+    if f.kind == "too_many_steps":
+        return t("Accuracy: STEPS = {asked} is more than the {max_steps} full-batch steps "
+                 "allowed.", asked=f.asked, max_steps=MAX_STEPS)
+    return t("Accuracy: training took {cpu:.1f} s of CPU, more than the {max_cpu:.0f} s "
+             "allowed.", cpu=f.cpu, max_cpu=MAX_CPU)
