@@ -137,9 +137,6 @@ def test_a_step_without_zero_grad_would_differ():
     assert good[:2] == bad[:2] and abs(good[3] - bad[3]) > 1e-6
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "TensorBase._as_tensor builds a constant with cls(x): next to a Parameter, the number 2.0 "
-    "becomes a Parameter that requires grad (minitorch/base.py; reported in issue 27, phase 1)"))
 def test_a_constant_beside_a_parameter_stays_a_constant():
     p = Parameter(np.ones(3))
     for y in (p * 2.0, 2.0 * p, p + np.ones(3)):

@@ -62,8 +62,15 @@ class TensorBase(Node):
 
     @classmethod
     def _as_tensor(cls, x: Any) -> Any:
-        """A Tensor as is; a number or an array as a constant Tensor (no gradient)."""
-        return x if isinstance(x, Node) else cls(x)
+        """A Tensor as is; a number or an array as a constant Tensor (no gradient).
+
+        The constant is the engine's own Tensor (the first class below TensorBase), never a
+        subclass it was called from: beside chapter 09's ``Parameter``, whose constructor always
+        requires grad, ``p * 2.0`` must not make 2.0 a parameter."""
+        if isinstance(x, Node):
+            return x
+        engine = next(c for c in cls.__mro__ if TensorBase in c.__bases__)
+        return engine(x)
 
     def _seed(self, grad: Any) -> np.ndarray:
         """``backward``'s upstream gradient, checked: ``grad`` as an array of ``self``'s shape,
