@@ -12,12 +12,12 @@ reference answer), has a small fixed interface:
         p.data -= lr * p.grad); returns the trained arrays and the ``steps`` losses.
 
 1. :func:`check_loss_curve`: with the course's initial weights (biases not zero, so that a bias
-   in the wrong place shows before any update) and batch order (:func:`course_inputs`), the
-   learner's first ``CURVE_STEPS`` losses equal PyTorch float64's for the same model to
-   ``CURVE_TOL``. A failure says at which step and by how much the loss first differs, and
-   tells a wrong forward (step 0 already differs), a summed instead of averaged loss (step 0 is
-   the batch size times PyTorch's), gradients that are never reset (the curve is PyTorch's run
-   without ``zero_grad``) and a training loop that stops early apart.
+   in the wrong place shows before any update), batch order (:func:`course_inputs`) and learning
+   rate ``CURVE_LR``, the learner's first ``CURVE_STEPS`` losses equal PyTorch float64's for the
+   same model to ``CURVE_TOL``. A failure says at which step and by how much the loss first
+   differs, and tells a wrong forward (step 0 already differs), a summed instead of averaged
+   loss (step 0 is the batch size times PyTorch's), gradients that are never reset (the curve is
+   PyTorch's run without ``zero_grad``) and a training loop that stops early apart.
 2. :func:`check_accuracy`: trained with the learner's own ``init_params``, ``LR`` and ``STEPS``
    (at most ``MAX_STEPS`` full-batch steps, ``MAX_CPU`` s of CPU each run) on ``N_TRAIN``
    examples drawn with each of the grader's seeds, the accuracy over all the runs' held-out
@@ -26,13 +26,15 @@ reference answer), has a small fixed interface:
    0.946 on average, and its worst pool of 3 seeds in 33 was 0.924 (one seed alone: 0.904).
 
 Each check returns a :class:`Finding` (plain data); :func:`describe` turns it into the sentence a
-learner reads (gettext). PyTorch is imported lazily, by :func:`torch_curve` only: the expected
-curve can be computed in the instructor's process and compared (:func:`compare_curve`) anywhere.
+learner reads (gettext). The expected curves are data (``data/mlp-curve.json``, written from
+PyTorch float64 by ``minitorch_authoring.mlp_curve``): nothing here imports torch, and nothing
+that ships holds a training loop the learner could copy.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +48,8 @@ from minitorch_course import grammar as g
 CURVE_STEPS = 20
 CURVE_TOL = 1e-9
 COURSE_SEED = 27  # the course's initial weights, data and batch order for the loss curve
+CURVE_LR = 0.5  # the course's learning rate for the loss curve (the learner's LR is theirs)
+CURVE_PATH = Path(__file__).with_name("data") / "mlp-curve.json"
 COURSE_HIDDEN = 16
 BIAS_SCALE = 0.5  # the course's initial biases: N(0, BIAS_SCALE²), not zero
 BATCH_SIZE = 50
@@ -120,34 +124,13 @@ def course_inputs(seed: int = COURSE_SEED) -> tuple[dict, np.ndarray, np.ndarray
                                                                    CURVE_STEPS, seed)
 
 
-def torch_curve(params0: dict, X: np.ndarray, y: np.ndarray, lr: float, steps: int,
-                batches: list | None = None, zero_grad: bool = True) -> list[float]:
-    """PyTorch float64's losses for the same model, weights, rows and updates (per step, before
-    its update). ``zero_grad=False`` replays the mistake of never resetting the gradients."""
-    import torch  # lazy: only the instructor's side computes expectations
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tiny tensors: threads only cost time on a shared machine
-    try:
-        params = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
-                  for k, v in params0.items()}
-        Xt, yt = torch.tensor(X, dtype=torch.float64), torch.tensor(y, dtype=torch.int64)
-        losses = []
-        for step in range(steps):
-            rows = slice(None) if batches is None else torch.as_tensor(batches[step])
-            h = torch.tanh(Xt[rows] @ params["W1"] + params["b1"])
-            loss = torch.nn.functional.cross_entropy(h @ params["W2"] + params["b2"], yt[rows])
-            losses.append(loss.item())
-            if zero_grad:
-                for p in params.values():
-                    p.grad = None
-            loss.backward()
-            with torch.no_grad():
-                for p in params.values():
-                    p -= lr * p.grad
-        return losses
-    finally:
-        torch.set_num_threads(threads)
+def expected_curves(path: Path | str = CURVE_PATH) -> dict[str, Any]:
+    """PyTorch float64's losses on the course's inputs, stored by the maintainers
+    (``python -m minitorch_authoring.mlp_curve``; ``tests/test_mlp_checks.py`` recomputes them):
+    ``loss`` (the right run) and ``loss_no_zero_grad`` (gradients never reset), with the run's
+    ``seed``, ``hidden``, ``lr``, ``batch`` and ``steps``. Stored, not computed here: what ships
+    holds no training loop, in PyTorch or otherwise."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 # ---------------------------------------------------------------------------- check 1
@@ -187,22 +170,22 @@ def compare_curve(losses: Any, expected: list[float], asked: int = CURVE_STEPS,
                    asked=asked)
 
 
-def check_loss_curve(module: ModuleType, seed: int = COURSE_SEED) -> Finding:
-    """Graded property 1: the learner's first ``CURVE_STEPS`` losses equal PyTorch float64's."""
+def check_loss_curve(module: ModuleType) -> Finding:
+    """Graded property 1: the learner's first ``CURVE_STEPS`` losses, with the course's inputs
+    and learning rate ``CURVE_LR``, equal PyTorch float64's (:func:`expected_curves`)."""
     missing = _missing(module, "loss_curve")
     if missing:
         return missing
-    params0, X, y, batches = course_inputs(seed)
-    lr = float(module.LR)
+    curves = expected_curves()
+    params0, X, y, batches = course_inputs(curves["seed"])
+    lr = float(curves["lr"])
     try:
         _, losses = module.train({k: v.copy() for k, v in params0.items()}, X.copy(), y.copy(),
                                  lr=lr, steps=CURVE_STEPS, batches=batches)
     except Exception as exc:  # the learner's code: any failure is a finding, not a crash
         return _error("loss_curve", "train", exc)
-    expected = torch_curve(params0, X, y, lr, CURVE_STEPS, batches)
-    stale = torch_curve(params0, X, y, lr, CURVE_STEPS, batches, zero_grad=False)
-    return compare_curve(losses, expected, CURVE_STEPS, no_zero_grad=stale,
-                         batch=len(batches[0]))
+    return compare_curve(losses, curves["loss"], CURVE_STEPS,
+                         no_zero_grad=curves["loss_no_zero_grad"], batch=len(batches[0]))
 
 
 # ---------------------------------------------------------------------------- check 2
