@@ -2,8 +2,8 @@
 
 Reference answer. The learner's starting point, ``src/minitorch/mlp.py``, is generated from this
 file by ``make stubs`` (``python -m minitorch_authoring.stubgen``), exactly like ``tensor.py``:
-every region fenced by ``### BEGIN SOLUTION`` / ``### END SOLUTION`` becomes a
-``raise NotImplementedError`` naming lab 05's notebook. Never edit the stub by hand.
+every fenced solution region becomes a ``raise NotImplementedError`` naming lab 05's notebook.
+Never edit the stub by hand.
 
 The interface is fixed, because the course grades it (``minitorch_course.mlp_checks``): the
 hyper-parameters ``HIDDEN``, ``LR``, ``STEPS``, and ``init_params``, ``forward``, ``train``.
