@@ -316,9 +316,8 @@ def describe(f: Finding) -> str:
     each = verbatim(", ".join(f"{a:.3f}" for a in f.per_seed))
     if f.kind == "ok":
         return t("Accuracy: {acc:.1%} of {n} held-out examples (seeds {seeds}: {each}) after "
-                 "{steps} steps (at most {cpu:.1f} s of CPU per run): more than "
-                 "{threshold:.0%}.", acc=f.accuracy, n=f.n_val, seeds=seeds, each=each,
-                 steps=f.asked, cpu=f.cpu, threshold=threshold)
+                 "{steps} steps: more than {threshold:.0%}.", acc=f.accuracy, n=f.n_val,
+                 seeds=seeds, each=each, steps=f.asked, threshold=threshold)
     if f.kind == "low_accuracy":
         return t("Accuracy: {acc:.1%} of {n} held-out examples (seeds {seeds}: {each}) after "
                  "{steps} steps; more than {threshold:.0%} is needed. If the loss curve check "
