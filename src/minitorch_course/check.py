@@ -135,10 +135,14 @@ def mlp_block(findings: list, style: Style, name_w: int, col_w: int) -> list[str
     for cell, f in zip(cells, findings):
         status = PASS if f.passed else (NOT_STARTED if "NotImplementedError" in f.detail
                                         else FAIL)
+        name = cell.grade_id.removeprefix("check_").ljust(name_w)
+        pts = f"{cell.points if f.passed else 0}/{cell.points}"
+        if status == NOT_STARTED:  # as an op's row: the words, dimmed
+            out.append("  " + name + style.paint(messages.status(NOT_STARTED).ljust(room), "2")
+                       + pts)
+            continue
         what = _(cell.what)[: room - col_w - 1]
-        out.append("  " + cell.grade_id.removeprefix("check_").ljust(name_w)
-                   + style.status(status, col_w) + what.ljust(room - col_w)
-                   + f"{cell.points if f.passed else 0}/{cell.points}")
+        out.append("  " + name + style.status(status, col_w) + what.ljust(room - col_w) + pts)
     for cell, f in zip(cells, findings):
         if not f.passed:
             mark = style.todo if "NotImplementedError" in f.detail else style.bad
@@ -149,17 +153,17 @@ def mlp_block(findings: list, style: Style, name_w: int, col_w: int) -> list[str
     return out
 
 
-def mlp_file(which: str) -> Path | None:
-    """The MLP file checked with the implementation ``which``: the learner's minitorch/mlp.py,
-    the reference's solutions/mlp.py, or the mlp.py beside a tensor.py path (None: none)."""
-    if which == "learner":
-        import minitorch
+def mlp_file(which: str) -> Path:
+    """The MLP file checked with the implementation ``which``: the reference's solutions/mlp.py,
+    the mlp.py beside a tensor.py path, else the learner's own minitorch/mlp.py."""
+    import minitorch
 
-        return Path(minitorch.__file__).with_name("mlp.py")
     if which == "reference":
         return runner.REFERENCE_FILE.with_name("mlp.py")
-    path = Path(which).with_name("mlp.py")
-    return path if path.is_file() else None
+    beside = Path(which).with_name("mlp.py")
+    if which != "learner" and beside.is_file():
+        return beside
+    return Path(minitorch.__file__).with_name("mlp.py")
 
 
 CACHE_ENV = "MINITORCH_CACHE"  # a folder; default ~/.cache/minitorch-fase08
