@@ -240,3 +240,16 @@ def test_every_finding_has_a_message_in_both_languages(monkeypatch, lang):
     if lang == "es":
         assert "Curva de pérdida" in texts[0] and "Exactitud" in texts[6]
         assert all("Loss curve" not in x and "Accuracy:" not in x for x in texts), texts
+
+
+def test_losses_as_tensors_or_a_bad_steps_are_findings():
+    """A learner's likely slip (losses kept as Tensors) and a malformed STEPS: messages, never a
+    crash of the check."""
+    def tensors(params0, X, y, lr, steps, batches=None):
+        params, losses = REFERENCE.train(params0, X, y, lr, 2, batches)
+        return params, [mt.Tensor([v], requires_grad=True) for v in losses]
+
+    f = mc.check_loss_curve(submission(train=tensors))
+    assert f.kind == "error" and "loss.item()" in f.message(), f
+    f = mc.check_accuracy(submission(STEPS="many"), GRADER_SEEDS)
+    assert f.kind == "error" and "STEPS" in f.message(), f

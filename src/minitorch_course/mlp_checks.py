@@ -182,6 +182,7 @@ def check_loss_curve(module: ModuleType) -> Finding:
     try:
         _, losses = module.train({k: v.copy() for k, v in params0.items()}, X.copy(), y.copy(),
                                  lr=lr, steps=CURVE_STEPS, batches=batches)
+        losses = _floats(losses)
     except Exception as exc:  # the learner's code: any failure is a finding, not a crash
         return _error("loss_curve", "train", exc)
     return compare_curve(losses, curves["loss"], CURVE_STEPS,
@@ -206,7 +207,10 @@ def check_accuracy(module: ModuleType, seeds: int | tuple[int, ...] = SEEDS,
     missing = _missing(module, "accuracy")
     if missing:
         return missing
-    steps = int(module.STEPS)
+    try:
+        steps, lr = int(module.STEPS), float(module.LR)
+    except (TypeError, ValueError) as exc:
+        return _error("accuracy", "STEPS / LR", exc)
     if steps > MAX_STEPS:
         return Finding(check="accuracy", kind="too_many_steps", asked=steps)
     right, per_seed, slowest = 0, [], 0.0
@@ -215,9 +219,9 @@ def check_accuracy(module: ModuleType, seeds: int | tuple[int, ...] = SEEDS,
         try:
             params0 = module.init_params(seed)
             t0 = time.process_time()
-            params, losses = module.train(params0, train.X, train.target, lr=float(module.LR),
-                                          steps=steps)
+            params, losses = module.train(params0, train.X, train.target, lr=lr, steps=steps)
             cpu = time.process_time() - t0
+            losses = _floats(losses)
         except Exception as exc:  # the learner's code: any failure is a finding, not a crash
             return _error("accuracy", "init_params / train", exc)
         if len(losses) != steps:
@@ -257,6 +261,17 @@ def load(path: Path | str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _floats(losses: Any) -> list[float]:
+    """train's losses as floats; a TypeError naming what came back otherwise (a Tensor that
+    requires grad, for instance: record ``loss.item()``)."""
+    try:
+        return [float(v) for v in losses]
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"train must return a list of floats (loss.item()) as its losses, "
+                        f"not {type(losses).__name__} of "
+                        f"{type(next(iter(losses), None)).__name__}") from exc
 
 
 def _missing(module: ModuleType, check: str) -> Finding | None:
