@@ -253,3 +253,22 @@ def test_losses_as_tensors_or_a_bad_steps_are_findings():
     assert f.kind == "error" and "loss.item()" in f.message(), f
     f = mc.check_accuracy(submission(STEPS="many"), GRADER_SEEDS)
     assert f.kind == "error" and "STEPS" in f.message(), f
+
+
+def test_a_grader_can_run_the_learners_side_apart_and_judge_it_with_its_own_targets():
+    """run_* (the learner's code, e.g. in a sandboxed worker) answers plain JSON; judge_* (the
+    instructor's process) draws the held-out targets and gives the same verdict."""
+    import json
+
+    curve = json.loads(json.dumps(mc.run_curve(REFERENCE)))
+    assert mc.judge_curve(curve).passed
+    answer = json.loads(json.dumps(mc.run_accuracy(REFERENCE, GRADER_SEEDS)))
+    assert "target" not in json.dumps(answer)  # the targets never leave the judge
+    judged, direct = mc.judge_accuracy(answer, GRADER_SEEDS), mc.check_accuracy(REFERENCE,
+                                                                             GRADER_SEEDS)
+    assert (judged.kind, judged.per_seed) == (direct.kind, direct.per_seed) == (
+        "ok", direct.per_seed)  # cpu differs run to run; the verdict does not
+    forged = {**answer, "runs": [{**r, "predicted": [4] * mc.N_VAL} for r in answer["runs"]]}
+    assert mc.judge_accuracy(forged, GRADER_SEEDS).kind == "low_accuracy"
+    other = mc.judge_accuracy(answer, (1, 2, 3))
+    assert other.kind == "error" and "no run for seed 1" in other.detail

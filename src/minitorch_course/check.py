@@ -193,8 +193,7 @@ def run_mlp(path: Path, impl, seeds: tuple[int, ...]) -> list:
     except (OSError, ValueError):
         stored = {}
     if engine and key in stored:
-        return [mlp_checks.Finding(**{k: tuple(v) if isinstance(v, list) else v
-                                      for k, v in f.items()}) for f in stored[key]]
+        return [mlp_checks._finding(f) for f in stored[key]]
     with runner.using(impl), _quiet_numpy():
         try:
             module = mlp_checks.load(path)

@@ -170,50 +170,71 @@ def compare_curve(losses: Any, expected: list[float], asked: int = CURVE_STEPS,
                    asked=asked)
 
 
+def run_curve(module: ModuleType) -> dict[str, Any]:
+    """The learner's side of check 1, as plain data: ``{"losses": [...]}`` (or ``{"finding":
+    ...}``, a Finding as a dict). Runs the learner's code; judges nothing."""
+    from dataclasses import asdict
+
+    missing = _missing(module, "loss_curve")
+    if missing:
+        return {"finding": asdict(missing)}
+    curves = expected_curves()
+    params0, X, y, batches = course_inputs(curves["seed"])
+    try:
+        _, losses = module.train({k: v.copy() for k, v in params0.items()}, X.copy(), y.copy(),
+                                 lr=float(curves["lr"]), steps=CURVE_STEPS, batches=batches)
+        return {"losses": _floats(losses)}
+    except Exception as exc:  # the learner's code: any failure is a finding, not a crash
+        return {"finding": asdict(_error("loss_curve", "train", exc))}
+
+
+def judge_curve(answer: dict[str, Any], curves: dict[str, Any] | None = None) -> Finding:
+    """Check 1's verdict on ``run_curve``'s answer against ``curves`` (default: the stored
+    PyTorch curves; a grader may pass curves it computed itself)."""
+    if "finding" in answer:
+        return _finding(answer["finding"])
+    curves = expected_curves() if curves is None else curves
+    return compare_curve(answer["losses"], curves["loss"], CURVE_STEPS,
+                         no_zero_grad=curves["loss_no_zero_grad"], batch=int(curves["batch"]))
+
+
 def check_loss_curve(module: ModuleType) -> Finding:
     """Graded property 1: the learner's first ``CURVE_STEPS`` losses, with the course's inputs
     and learning rate ``CURVE_LR``, equal PyTorch float64's (:func:`expected_curves`)."""
-    missing = _missing(module, "loss_curve")
-    if missing:
-        return missing
-    curves = expected_curves()
-    params0, X, y, batches = course_inputs(curves["seed"])
-    lr = float(curves["lr"])
-    try:
-        _, losses = module.train({k: v.copy() for k, v in params0.items()}, X.copy(), y.copy(),
-                                 lr=lr, steps=CURVE_STEPS, batches=batches)
-        losses = _floats(losses)
-    except Exception as exc:  # the learner's code: any failure is a finding, not a crash
-        return _error("loss_curve", "train", exc)
-    return compare_curve(losses, curves["loss"], CURVE_STEPS,
-                         no_zero_grad=curves["loss_no_zero_grad"], batch=len(batches[0]))
+    return judge_curve(run_curve(module))
 
 
 # ---------------------------------------------------------------------------- check 2
 
 
-def check_accuracy(module: ModuleType, seeds: int | tuple[int, ...] = SEEDS,
-                   n_val: int = N_VAL) -> Finding:
-    """Graded property 2: for each grader seed, trained with the learner's ``init_params(seed)``,
-    ``LR`` and ``STEPS`` (full batch, at most ``MAX_STEPS``, each run within ``MAX_CPU`` s of
-    CPU) on ``N_TRAIN`` examples drawn with that seed; more than ``THRESHOLD`` of the held-out
-    examples of all the runs together (``n_val`` per seed, at least ``MIN_VAL``) right."""
-    import minitorch as mt
-
+def _seeds(seeds: int | tuple[int, ...], n_val: int) -> tuple[int, ...]:
     seeds = (seeds,) if isinstance(seeds, int) else tuple(seeds)
     if n_val < MIN_VAL or not seeds:
         raise ValueError(f"check_accuracy: n_val={n_val} and {len(seeds)} seeds; at least "
                          f"{MIN_VAL} held-out examples and one seed")
+    return seeds
+
+
+def run_accuracy(module: ModuleType, seeds: int | tuple[int, ...] = SEEDS,
+                 n_val: int = N_VAL) -> dict[str, Any]:
+    """The learner's side of check 2, as plain data: ``{"steps": S, "runs": [{"seed",
+    "n_losses", "cpu", "predicted"}, ...]}`` (or ``{"finding": ...}``). The predictions are the
+    classes the trained model gives the held-out inputs; the targets stay with the judge."""
+    from dataclasses import asdict
+
+    import minitorch as mt
+
+    seeds = _seeds(seeds, n_val)
     missing = _missing(module, "accuracy")
     if missing:
-        return missing
+        return {"finding": asdict(missing)}
     try:
         steps, lr = int(module.STEPS), float(module.LR)
     except (TypeError, ValueError) as exc:
-        return _error("accuracy", "STEPS / LR", exc)
+        return {"finding": asdict(_error("accuracy", "STEPS / LR", exc))}
     if steps > MAX_STEPS:
-        return Finding(check="accuracy", kind="too_many_steps", asked=steps)
-    right, per_seed, slowest = 0, [], 0.0
+        return {"steps": steps, "runs": []}
+    runs = []
     for seed in seeds:
         train, val = g.make_dataset(N_TRAIN, n_val, seed=seed)
         try:
@@ -223,25 +244,65 @@ def check_accuracy(module: ModuleType, seeds: int | tuple[int, ...] = SEEDS,
             cpu = time.process_time() - t0
             losses = _floats(losses)
         except Exception as exc:  # the learner's code: any failure is a finding, not a crash
-            return _error("accuracy", "init_params / train", exc)
-        if len(losses) != steps:
-            return Finding(check="accuracy", kind="steps", n_losses=len(losses), asked=steps)
-        slowest = max(slowest, cpu)
-        if cpu > MAX_CPU:
-            return Finding(check="accuracy", kind="too_slow", cpu=cpu, asked=steps)
+            return {"finding": asdict(_error("accuracy", "init_params / train", exc))}
+        run = {"seed": seed, "n_losses": len(losses), "cpu": cpu, "predicted": None}
+        runs.append(run)
+        if len(losses) != steps or cpu > MAX_CPU:
+            break
         try:
             with mt.no_grad():
                 logits = module.forward({k: mt.Tensor(v) for k, v in params.items()},
                                         mt.Tensor(val.X))
-            acc = g.accuracy(logits, val.target)
+            run["predicted"] = [int(c) for c in g.predict(logits)]
         except Exception as exc:
-            return _error("accuracy", "forward", exc)
-        per_seed.append(acc)
-        right += round(acc * n_val)
+            return {"finding": asdict(_error("accuracy", "forward", exc))}
+    return {"steps": steps, "runs": runs}
+
+
+def judge_accuracy(answer: dict[str, Any], seeds: int | tuple[int, ...] = SEEDS,
+                   n_val: int = N_VAL) -> Finding:
+    """Check 2's verdict on ``run_accuracy``'s answer: the held-out targets are drawn here, from
+    the grader's ``seeds``, and compared with the predictions."""
+    seeds = _seeds(seeds, n_val)
+    if "finding" in answer:
+        return _finding(answer["finding"])
+    steps = int(answer["steps"])
+    if steps > MAX_STEPS:
+        return Finding(check="accuracy", kind="too_many_steps", asked=steps)
+    runs = {run["seed"]: run for run in answer["runs"]}
+    right, per_seed, slowest = 0, [], 0.0
+    for seed in seeds:
+        run = runs.get(seed)
+        if run is None:
+            return _error("accuracy", "train", RuntimeError(f"no run for seed {seed}"))
+        if run["n_losses"] != steps:
+            return Finding(check="accuracy", kind="steps", n_losses=run["n_losses"], asked=steps)
+        slowest = max(slowest, float(run["cpu"]))
+        if run["cpu"] > MAX_CPU:
+            return Finding(check="accuracy", kind="too_slow", cpu=float(run["cpu"]), asked=steps)
+        _, val = g.make_dataset(N_TRAIN, n_val, seed=seed)
+        predicted = np.asarray(run["predicted"])
+        if predicted.shape != val.target.shape:
+            return _error("accuracy", "forward", ValueError(
+                f"{predicted.shape} predictions for {val.target.shape} held-out examples"))
+        hits = int((predicted == val.target).sum())
+        per_seed.append(hits / n_val)
+        right += hits
     pooled = right / (n_val * len(seeds))
     kind = "ok" if pooled > THRESHOLD else "low_accuracy"
     return Finding(check="accuracy", kind=kind, accuracy=pooled, n_val=n_val * len(seeds),
                    asked=steps, cpu=slowest, seeds=seeds, per_seed=tuple(per_seed))
+
+
+def check_accuracy(module: ModuleType, seeds: int | tuple[int, ...] = SEEDS,
+                   n_val: int = N_VAL) -> Finding:
+    """Graded property 2: for each grader seed, trained with the learner's ``init_params(seed)``,
+    ``LR`` and ``STEPS`` (full batch, at most ``MAX_STEPS``, each run within ``MAX_CPU`` s of
+    CPU) on ``N_TRAIN`` examples drawn with that seed; more than ``THRESHOLD`` of the held-out
+    examples of all the runs together (``n_val`` per seed, at least ``MIN_VAL``) right.
+    ``run_accuracy`` (the learner's code) then ``judge_accuracy`` (the verdict): a score of
+    record runs the first in its sandbox and the second in the instructor's process."""
+    return judge_accuracy(run_accuracy(module, seeds, n_val), seeds, n_val)
 
 
 def check_all(module: ModuleType, seeds: int | tuple[int, ...] = SEEDS) -> list[Finding]:
@@ -261,6 +322,11 @@ def load(path: Path | str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _finding(data: dict[str, Any]) -> Finding:
+    """A Finding back from its dict (a worker's answer): tuples are tuples again."""
+    return Finding(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
 
 def _floats(losses: Any) -> list[float]:
