@@ -23,6 +23,12 @@ MLP_ROWS = [c.grade_id.removeprefix("check_") for c in MLP_CELLS.values()]
 ROWS = [r.name for r in ENGINE_ROWS] + [op.name for op in OPS] + MLP_ROWS
 
 
+@pytest.fixture(autouse=True)
+def _mlp_cache(tmp_path, monkeypatch):
+    """The report caches lab 05's MLP checks: here in a temporary folder, never in ~/.cache."""
+    monkeypatch.setenv(check_cli.CACHE_ENV, str(tmp_path / "mlp-cache"))
+
+
 class Terminal(io.StringIO):
     encoding = "utf-8"
 
