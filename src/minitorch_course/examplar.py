@@ -27,6 +27,7 @@ file of the same form (the score of record's set, kept outside the repository).
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import json
 import os
@@ -234,7 +235,16 @@ def preload() -> None:
     import hypothesis  # noqa: F401
     import hypothesis.extra.numpy  # noqa: F401
     import numpy  # noqa: F401
+    import importlib
+
     import pytest  # noqa: F401
+    from _pytest.config import default_plugins
+
+    for name in default_plugins:  # pytest.main imports them at each start
+        try:
+            importlib.import_module(f"_pytest.{name}")
+        except ImportError:
+            pass
 
     import minitorch  # noqa: F401
     import minitorch.gradcheck  # noqa: F401
@@ -242,6 +252,8 @@ def preload() -> None:
         import torch  # noqa: F401
     except ImportError:  # a learner's test that needs torch then fails on every wheat
         pass
+    gc.collect()
+    gc.freeze()  # the forked runs' collections then skip the preloaded heap (torch's)
     _PRELOADED = True
 
 
@@ -309,8 +321,10 @@ def _child(impl: Impl, args: list[str], rootdir: str, out: str, max_examples: in
         collector = _Collector()
         with runner.using(module):
             pytest.main([*args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                         "-p", "no:unraisableexception", "-p", "no:threadexception",
                          "--import-mode=importlib", "--rootdir", rootdir, "-c", os.devnull,
-                         "-o", "python_files=test_*.py", "--no-header", "-W", "ignore"],
+                         "-o", "python_files=test_*.py", "--no-header", "-W", "ignore", "--assert=plain",
+                         *(["--maxfail=1"] if impl.role == "chaff" else [])],
                         plugins=[collector])
         result["outcomes"] = collector.outcomes
         if collector.errors:
