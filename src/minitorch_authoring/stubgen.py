@@ -8,6 +8,11 @@ section it sits in: the nearest ``# @lab NN-name`` line above it.
     python -m minitorch_authoring.stubgen --check    # exit 1 if the committed stub is stale
     python -m minitorch_authoring.stubgen --force    # overwrite an edited file, keeping a backup
 
+It also writes the learner's test skeletons, ``my_tests/test_*.py``, from the model set of
+``solutions/learner_tests/model/`` (each fenced region becomes one comment; the Spanish
+docstrings, which say what each file must cover, stay), with the same protection, recorded in
+``my_tests/.skeletons.sha256``.
+
 A learner's edited file is never overwritten silently: the tool compares the target with the
 stub it would write and with ``.stub.sha256`` beside it (the hash of the last stub it wrote);
 anything else is the learner's work, and ``--force`` copies it to ``tensor.py.bak-<time>`` first.
@@ -109,18 +114,119 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+# ---------------------------------------------------------------- the learner's test skeletons
+SKELETON_SOURCE = ROOT / "solutions" / "learner_tests" / "model"  # the model set, fenced
+SKELETON_TARGET = ROOT / "my_tests"  # the learner's test folder (examplar.FOLDER)
+SKELETON_MARKER = ".skeletons.sha256"  # "hash  name" per skeleton this tool wrote
+SKELETON_BODY = "# TU CÓDIGO AQUÍ: tus tests, lo que pide el docstring de arriba"
+SKELETON_HEADER = ("# Tus tests (generado por `make stubs` como esqueleto; desde ahora es tuyo).\n"
+                   "# Ejecútalos con `python -m pytest my_tests`; `make check` dice qué tipos de\n"
+                   "# error atrapan.\n")
+
+
+def skeleton(source: str) -> str:
+    """The learner's skeleton of a model test file: each fenced region becomes one comment."""
+    out: list[str] = []
+    inside = False
+    for number, line in enumerate(source.splitlines(), 1):
+        stripped = line.strip()
+        if stripped == BEGIN:
+            if inside:
+                raise ValueError(f"line {number}: nested {BEGIN}")
+            inside = True
+            out.append(line[: len(line) - len(line.lstrip())] + SKELETON_BODY)
+        elif stripped == END:
+            if not inside:
+                raise ValueError(f"line {number}: {END} without {BEGIN}")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise ValueError(f"unterminated {BEGIN}")
+    return SKELETON_HEADER + "\n".join(out) + "\n"
+
+
+def skeletons() -> dict[str, str]:
+    """File name -> skeleton text, for every learner test file (examplar.ALL_FILES)."""
+    from minitorch_course.examplar import ALL_FILES
+
+    return {name: skeleton((SKELETON_SOURCE / name).read_text(encoding="utf-8"))
+            for name in ALL_FILES}
+
+
+def _read_marks(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    pairs = (line.split(None, 1) for line in path.read_text().splitlines() if line.strip())
+    return {name.strip(): sha for sha, name in pairs}
+
+
+def write_protected(target: Path, text: str, last: str | None, force: bool) -> int:
+    """Write ``text`` to ``target`` unless it holds the learner's work: 0 written or already
+    current, 2 refused. ``last`` is the hash of what this tool last wrote there; ``force``
+    backs the learner's file up to ``NAME.bak-<time>`` first."""
+    current = target.read_text(encoding="utf-8") if target.exists() else None
+    if current == text:
+        return 0
+    if current is not None and _sha(current) != last:
+        if not force:
+            print(t("refusing to overwrite {target}: it differs from every stub this tool wrote, "
+                    "so it holds your own work. To replace it anyway, run `make stubs FORCE=1` "
+                    "(a backup is kept).", target=str(target)), file=sys.stderr)
+            return 2
+        backup = target.with_name(f"{target.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+        backup.write_text(current, encoding="utf-8")
+        print(t("backed up your {name} to {backup}", name=target.name, backup=str(backup)))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    print(f"wrote {target}")
+    return 0
+
+
+def write_skeletons(folder: Path, force: bool = False, check: bool = False) -> int:
+    """The learner's test skeletons in ``folder``: written (never over an edited test without
+    ``force``, which keeps a backup), or with ``check`` 1 if any is stale."""
+    marker = folder / SKELETON_MARKER
+    marks = _read_marks(marker)
+    status = 0
+    for name, text in skeletons().items():
+        target = folder / name
+        if check:
+            current = target.read_text(encoding="utf-8") if target.exists() else None
+            if current != text or marks.get(name) != _sha(text):
+                print(f"{target} is not the current skeleton; run `make stubs`")
+                status = 1
+            continue
+        code = write_protected(target, text, marks.get(name), force)
+        if code == 0:
+            marks[name] = _sha(text)
+        status = max(status, code)
+    if not check:
+        marker.write_text("".join(f"{sha}  {name}\n" for name, sha in sorted(marks.items())))
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the target is stale")
     parser.add_argument("--force", action="store_true", help="overwrite learner edits (backed up)")
-    parser.add_argument("--target", type=Path, default=TARGET)
+    parser.add_argument("--target", type=Path, default=None)
+    parser.add_argument("--tests-target", type=Path, default=None,
+                        help="the learner's test folder (default my_tests/, unless --target "
+                        "names another tensor.py)")
     args = parser.parse_args(argv)
+    tests_target = args.tests_target or (SKELETON_TARGET if args.target is None else None)
+    code = _main_stub(args.target or TARGET, args.check, args.force)
+    if tests_target is not None and code != 1:
+        code = max(code, write_skeletons(tests_target, args.force, args.check))
+    return code
 
+
+def _main_stub(target: Path, check: bool, force: bool) -> int:
     stub = generate(REFERENCE.read_text(encoding="utf-8"))
-    target: Path = args.target
     current = target.read_text(encoding="utf-8") if target.exists() else None
     marker = target.with_name(".stub.sha256")
-    if args.check:
+    if check:
         if current != stub:
             print(f"{target} differs from the stub generated from {REFERENCE}; run `make stubs`")
             return 1
@@ -134,19 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{target} is already up to date")
         return 0
     last = marker.read_text().strip() if marker.exists() else None
-    if current is not None and _sha(current) != last:
-        if not args.force:
-            print(t("refusing to overwrite {target}: it differs from every stub this tool wrote, "
-                    "so it holds your own work. To replace it anyway, run `make stubs FORCE=1` "
-                    "(a backup is kept).", target=str(target)), file=sys.stderr)
-            return 2
-        backup = target.with_name(f"{target.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
-        backup.write_text(current, encoding="utf-8")
-        print(t("backed up your {name} to {backup}", name=target.name, backup=str(backup)))
-    target.write_text(stub, encoding="utf-8")
-    marker.write_text(_sha(stub) + "\n")
-    print(f"wrote {target}")
-    return 0
+    code = write_protected(target, stub, last, force)
+    if code == 0:
+        marker.write_text(_sha(stub) + "\n")
+    return code
 
 
 if __name__ == "__main__":

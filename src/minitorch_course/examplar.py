@@ -232,11 +232,11 @@ def preload() -> None:
     global _PRELOADED
     if _PRELOADED:
         return
+    import importlib
+
     import hypothesis  # noqa: F401
     import hypothesis.extra.numpy  # noqa: F401
     import numpy  # noqa: F401
-    import importlib
-
     import pytest  # noqa: F401
     from _pytest.config import default_plugins
 

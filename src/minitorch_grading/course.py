@@ -15,9 +15,10 @@ runs inside it and must not find the reference next door) holds ``nbgrader_confi
 ``solutions/notebooks/``, the packages they import and the theory (``RELEASE`` below says exactly
 what). ``minitorch/tensor.py`` there is the STUB, generated from the reference here, never the
 reference itself: nbgrader copies package files verbatim. At autograde, every file of a
-submission is restored from ``source/`` except ``minitorch/tensor.py``
-(``Autograde.exclude_overwriting``): the learner's tensor.py is graded with the course's own
-checks, which the learner cannot edit.
+submission is restored from ``source/`` except ``minitorch/tensor.py`` and the learner's test
+files ``my_tests/test_*.py`` (``Autograde.exclude_overwriting``, ``LEARNER_FILES``): the
+learner's tensor.py is graded with the course's own checks, which the learner cannot edit, and
+the learner's tests by the chaffs they catch (``minitorch_course.examplar``).
 
 ``build`` rewrites only what it generates (``nbgrader_config.py`` and ``source/fase08/``) and never
 touches grading data: ``gradebook.db``, ``submitted/``, ``autograded/``, ``feedback/``, an
@@ -47,7 +48,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from minitorch_course import catalog, i18n
+from minitorch_course import catalog, examplar, i18n
 from minitorch_course.i18n import t
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,7 +58,10 @@ MANIFEST = STUDENT_NOTEBOOKS / ".generated.json"
 COURSE_DIR = Path.home() / "minitorch-fase08-course"  # outside the repository (--course-dir)
 ASSIGNMENT = "fase08"
 COURSE_ID = "minitorch-fase08"  # nbgrader's course id: learners' exchange commands name it
-GRADED_FILE = "minitorch/tensor.py"  # the one file autograde takes from the submission
+GRADED_FILE = "minitorch/tensor.py"  # the implementation autograde takes from the submission
+# ... and the learner's own tests (skeletons in the release), graded by the chaffs they catch
+LEARNER_TESTS = tuple(f"{examplar.FOLDER}/{name}" for name in examplar.ALL_FILES)
+LEARNER_FILES = (GRADED_FILE, *LEARNER_TESTS)  # every exact path in exclude_overwriting
 CELL_TIMEOUT = 600  # seconds per cell; the slowest graded cell takes a few seconds
 BUDGET = 60  # seconds per submission, all its notebooks: wall time to its deadline, kernels' CPU
 
@@ -93,9 +97,9 @@ c.CourseDirectory.root = "."
 c.CourseDirectory.ignore = [
     ".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis", ".pytest_cache",
 ]
-# The learner's tensor.py is graded; every other file comes back from source/. EXACT path:
-# nbgrader silently ignores globs and "./" prefixes here.
-c.Autograde.exclude_overwriting = {{"{ASSIGNMENT}": ["{GRADED_FILE}"]}}
+# The learner's tensor.py and test files are graded; every other file comes back from source/.
+# EXACT paths: nbgrader silently ignores globs and "./" prefixes here.
+c.Autograde.exclude_overwriting = {{"{ASSIGNMENT}": {list(LEARNER_FILES)!r}}}
 c.Execute.timeout = {CELL_TIMEOUT}
 # The exchange (release_assignment, collect, release_feedback): `course build --exchange DIR`,
 # by default exchange/ in this directory. Unset, nbgrader creates a world-writable system one.
@@ -253,6 +257,9 @@ def build(course_dir: Path = COURSE_DIR, for_class: bool = True,
     # always the stub, generated here, whatever state src/minitorch/tensor.py is in.
     stub = stubgen.generate(stubgen.REFERENCE.read_text(encoding="utf-8"))
     (source / GRADED_FILE).write_text(stub, encoding="utf-8")
+    (source / examplar.FOLDER).mkdir()
+    for name, text in stubgen.skeletons().items():  # the learner's test files start as these
+        (source / examplar.FOLDER / name).write_text(text, encoding="utf-8")
     return source
 
 
