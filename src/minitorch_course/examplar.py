@@ -10,7 +10,8 @@ one kind cannot dominate.
     grade(folder, impls)        the seam: a test folder + an ImplSet -> {lab: LabGrade}
 
 Every implementation runs in its own process, forked after the imports (torch, Hypothesis,
-pytest), with Hypothesis derandomised, its own copy of the tests, and a time limit. The
+pytest), with Hypothesis derandomised, its own copy of the tests in its own working folder,
+and a time limit. The
 implementation is loaded from text with no file behind it, and the wheats differ in form from
 each other and from the public reference, so a test that recognises an implementation (its
 source, bytecode, file or hash) instead of testing behaviour fails on some wheat and is dropped;
@@ -293,11 +294,25 @@ def _load_module(impl: Impl):
     return module
 
 
-def _child(impl: Impl, args: list[str], rootdir: str, out: str, max_examples: int) -> None:
-    """In the forked process: load ``impl`` as minitorch.tensor, run pytest, write JSON."""
+def _child(impl: Impl, args: list[str], rootdir: str, out: str, max_examples: int,
+           workdir: str) -> None:
+    """In the forked process: copy the tests to ``workdir`` (a run cannot leave anything for
+    the next one in the test folder), load ``impl`` as minitorch.tensor, run pytest there, and
+    write the outcomes as JSON to ``out``."""
+    import shutil
+
+    copy = os.path.join(workdir, "tests")
+    shutil.copytree(rootdir, copy, ignore=shutil.ignore_patterns(
+        "__pycache__", ".hypothesis", ".pytest_cache", "*.bak*", ".*"))
+    args = [copy + a[len(rootdir):] if a.startswith(rootdir) else a for a in args]
+    rootdir = copy
+    os.chdir(workdir)
+    os.environ["TMPDIR"] = tempfile.tempdir = workdir
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    # the caller's sys.stdout may be a capture of its own (pytest's): never write into it
+    sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     result: dict = {"outcomes": {}, "problem": ""}
     try:
@@ -355,7 +370,9 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
                 pid = os.fork()
                 if pid == 0:  # the child never returns into the caller's code
                     try:
-                        _child(impl, args, str(rootdir), out, max_examples)
+                        workdir = os.path.join(tmp, f"run{index}")
+                        os.mkdir(workdir)
+                        _child(impl, args, str(rootdir), out, max_examples, workdir)
                     finally:
                         os._exit(0)
                 active[pid] = (index, time.monotonic(), out)
@@ -418,6 +435,23 @@ class LabGrade:
         return cls(**data)
 
 
+def has_tests(path: Path) -> bool:
+    """Whether a test file defines any test function or class (pytest's default names)."""
+    try:
+        return has_tests_text(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, OSError):
+        return True
+
+
+def has_tests_text(text: str) -> bool:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return True  # let pytest report it: its tests fail on every wheat
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               and n.name.lower().startswith("test") for n in ast.walk(tree))
+
+
 def lab_files(folder: Path, lab: str) -> list[Path]:
     """The lab's test files present in ``folder``."""
     return [folder / name for name in LAB_FILES[lab] if (folder / name).is_file()]
@@ -439,8 +473,17 @@ def grade_lab(folder: Path, lab: str, impls: ImplSet, **options) -> LabGrade:
         means = suspicious(path)
         if means:
             grade.flagged[path.name] = means
-    wheat_runs = run_many(impls.wheats, [str(f) for f in files], folder, **options)
-    tests = sorted({n for r in wheat_runs for n in r.outcomes})
+    runnable = [f for f in files if f.name not in grade.flagged and has_tests(f)]
+    if not runnable:  # nothing that could count: no process started
+        grade.seconds = round(time.perf_counter() - start, 2)
+        return grade
+    # the first wheat alone, then the others on what survived it
+    first = run_many(impls.wheats[:1], [str(f) for f in runnable], folder, **options)
+    tests = sorted(first[0].outcomes)
+    survivors = [n for n in tests if first[0].passed(n)]
+    rest = (run_many(impls.wheats[1:], [str(folder / n) for n in survivors], folder, **options)
+            if survivors else [])
+    wheat_runs = first + rest
     grade.tests = tests
     for run in wheat_runs:
         if run.problem:
@@ -449,7 +492,7 @@ def grade_lab(folder: Path, lab: str, impls: ImplSet, **options) -> LabGrade:
         failing = next((r.impl.name for r in wheat_runs if not r.passed(nodeid)), None)
         if failing is not None:
             grade.dropped[nodeid] = failing
-        elif _file_of(nodeid) not in grade.flagged:
+        else:
             grade.valid.append(nodeid)
     if grade.valid and chaffs:
         args = [str(folder / nodeid) for nodeid in grade.valid]
@@ -497,6 +540,8 @@ def cached_grade(folder: Path, lab: str, impls: ImplSet, cache: Path,
     if key in stored:
         return LabGrade.from_dict(stored[key])
     result = grade_lab(folder, lab, impls, **options)
+    if not result.tests:  # nothing ran (no tests yet): nothing worth remembering
+        return result
     stored = {k: v for k, v in stored.items() if not k.startswith(lab + ":")}
     stored[key] = result.to_dict()
     cache.parent.mkdir(parents=True, exist_ok=True)
@@ -507,8 +552,8 @@ def cached_grade(folder: Path, lab: str, impls: ImplSet, cache: Path,
 # ---------------------------------------------------------------- what the learner reads
 def summary(g: LabGrade) -> str:
     """One line: the lab's tests, kinds caught / kinds."""
-    if not g.files:
-        return t("no test files yet ({files})", files=", ".join(LAB_FILES[g.lab]))
+    if not g.tests and not g.flagged:
+        return t("no tests yet in {files}", files=", ".join(LAB_FILES[g.lab]))
     return t("{valid} of {tests} test(s) count · kinds of mistake caught: {caught}/{kinds} "
              "({percent:.0f} %)", valid=len(g.valid), tests=len(g.tests),
              caught=len(g.caught), kinds=len(g.kinds), percent=100 * g.score)
@@ -518,6 +563,8 @@ def feedback(g: LabGrade) -> list[str]:
     """What the learner reads about one lab's tests: dropped and flagged tests named, each
     kind of mistake the tests let through explained (never the wrong code)."""
     lines = [_(LAB_TITLES[g.lab]) + ": " + summary(g)]
+    if not g.tests and not g.flagged:
+        return lines
     for name, means in g.flagged.items():
         lines.append("  " + t("{file}: its tests earn nothing: they reach for {means}, which "
                               "recognises an implementation instead of testing what it does",
@@ -526,8 +573,6 @@ def feedback(g: LabGrade) -> list[str]:
         lines.append("  " + t("{test} fails on a correct implementation, so it does not count "
                               "(is its expected value right? is it random without a seed?)",
                               test=nodeid))
-    if g.files and not g.tests:
-        lines.append("  " + _("No test ran: write functions named test_... in these files."))
     for kind in g.missed:
         caught, total = g.kinds[kind]
         lines.append("  " + t("✗ {label} ({caught}/{total}): {advice}", label=kind_label(kind),
@@ -538,9 +583,8 @@ def feedback(g: LabGrade) -> list[str]:
 
 
 # ---------------------------------------------------------------- the implementation sets
-def load_set_file(path: Path) -> ImplSet:
-    """An implementation set from a Python file defining ``implementations() -> ImplSet``
-    (solutions/examplar_set.py, or an instructor's private file of the same form)."""
+def load_set_module(path: Path):
+    """The Python file of an implementation set, as a module."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("examplar_set", path)
@@ -550,7 +594,13 @@ def load_set_file(path: Path) -> ImplSet:
         spec.loader.exec_module(module)
     finally:
         sys.modules.pop(spec.name, None)
-    factory: Callable[[], ImplSet] = module.implementations
+    return module
+
+
+def load_set_file(path: Path) -> ImplSet:
+    """An implementation set from a Python file defining ``implementations() -> ImplSet``
+    (solutions/examplar_set.py, or an instructor's private file of the same form)."""
+    factory: Callable[[], ImplSet] = load_set_module(path).implementations
     return factory()
 
 
@@ -566,3 +616,66 @@ def course_set() -> ImplSet | None:
 
     path = Path(private) if private else runner.REFERENCE_FILE.parent / "examplar_set.py"
     return load_set_file(path) if path.is_file() else None
+
+
+# ---------------------------------------------------------------- the learner's front ends
+CACHE_NAME = ".grades.json"  # in the learner's test folder (ignored by git and nbgrader)
+
+
+def learner_folder() -> Path:
+    """The learner's test folder: ``my_tests/`` in the working directory, else beside the
+    course's packages (the repository's root, or a class release folder)."""
+    here = Path(__file__).resolve()
+    for base in (Path.cwd(), here.parents[2], here.parents[1]):
+        if (base / FOLDER).is_dir():
+            return base / FOLDER
+    return Path.cwd() / FOLDER
+
+
+def passing_methods(reports) -> set[str]:
+    """The methods (and engine rows) whose every catalog row passes, from runner RowReports."""
+    from minitorch_course.catalog import BY_NAME
+    from minitorch_course.outcomes import PASS
+
+    status: dict[str, bool] = {}
+    for r in reports:
+        method = r.row if r.engine else BY_NAME[r.row].method
+        status[method] = status.get(method, True) and r.status == PASS
+    return {m for m, ok in status.items() if ok}
+
+
+def learner_set(passing: set[str]) -> tuple[ImplSet, str]:
+    """What the learner's tests are graded by here, and its name: the course's wheats and
+    chaffs where this checkout has them, else faults in the learner's own implementation."""
+    found = course_set()
+    if found is not None:
+        return found, "course"
+    import minitorch
+
+    from minitorch_course import faults
+
+    return faults.learner_set(str(minitorch.TENSOR_FILE), passing), "faults"
+
+
+def learner_grades(labs: Sequence[str], passing: set[str],
+                   folder: Path | None = None) -> tuple[dict[str, LabGrade], str]:
+    """The learner's tests of ``labs``, graded (cached by file hash); and the set's name."""
+    folder = folder or learner_folder()
+    impls, which = learner_set(passing)
+    digest = impls.digest()
+    return {lab: cached_grade(folder, lab, impls, folder / CACHE_NAME, digest)
+            for lab in labs}, which
+
+
+def learner_report(grades: dict[str, LabGrade], which: str) -> list[str]:
+    """The lines ``make check`` and the notebooks print about the learner's tests."""
+    lines = [t("Your tests ({folder}/, run them with `{command}`): a test counts when it passes "
+               "on correct implementations; it earns the kinds of mistake it catches.",
+               folder=FOLDER, command=COMMAND)]
+    if which == "faults":
+        lines.append(_("Here the mistakes are planted into your own implementation, in the ops "
+                       "it already gets right: feedback only. The score of record runs your "
+                       "tests against the course's own correct and wrong implementations."))
+    for g in grades.values():
+        lines += feedback(g)
+    return lines

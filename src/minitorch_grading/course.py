@@ -96,6 +96,7 @@ c.CourseDirectory.root = "."
 # Setting `ignore` replaces nbgrader's defaults: repeat them, and keep caches out of the release.
 c.CourseDirectory.ignore = [
     ".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis", ".pytest_cache",
+    ".grades.json",
 ]
 # The learner's tensor.py and test files are graded; every other file comes back from source/.
 # EXACT paths: nbgrader silently ignores globs and "./" prefixes here.
