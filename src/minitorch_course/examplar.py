@@ -651,7 +651,6 @@ def learner_set(passing: set[str]) -> tuple[ImplSet, str]:
     if found is not None:
         return found, "course"
     import minitorch
-
     from minitorch_course import faults
 
     return faults.learner_set(str(minitorch.TENSOR_FILE), passing), "faults"
