@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from minitorch_authoring import stubgen
-from minitorch_course import examplar, faults, i18n, runner
+from minitorch_course import examplar, i18n, runner
 from minitorch_course.catalog import OPS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -172,13 +172,13 @@ def test_a_wheat_that_is_wrong_drops_the_tests_that_catch_it(course_set):
 # ---------------------------------------------------------------- the in-kernel route
 def test_boundary_faults_on_the_learners_own_implementation():
     every = {op.method for op in OPS} | {"backward", "unbroadcast"}
-    impls = faults.learner_set(str(runner.REFERENCE_FILE), every)
+    impls = examplar.fault_set(str(runner.REFERENCE_FILE), every)
     model = examplar.grade(PROOF / "model", impls, ["00-tensor-skeleton", LAB01])
     for lab, g in model.items():
         assert not g.dropped and g.missed == [], (lab, g.kinds, g.problems)
     weak = examplar.grade_lab(PROOF / "weak", LAB01, impls)
     assert "upstream" in weak.missed and "local-derivative" in weak.caught
-    none = faults.learner_set(str(runner.REFERENCE_FILE), set())
+    none = examplar.fault_set(str(runner.REFERENCE_FILE), set())
     assert none.chaffs == []  # no fault in an op the learner has not got right
 
 

@@ -610,7 +610,7 @@ PRIVATE_ENV = "MINITORCH_CHAFFS"  # an instructor's private set (the score of re
 def course_set() -> ImplSet | None:
     """The set ``make check`` and the score of record use: ``MINITORCH_CHAFFS`` if set, else
     the repository's ``solutions/examplar_set.py``; None where neither exists (a class
-    release, or solutions/ hidden): then ``faults.learner_set`` is what there is."""
+    release, or solutions/ hidden): then ``fault_set`` is what there is."""
     private = os.environ.get(PRIVATE_ENV)
     from minitorch_course import runner
 
@@ -651,9 +651,20 @@ def learner_set(passing: set[str]) -> tuple[ImplSet, str]:
     if found is not None:
         return found, "course"
     import minitorch
+
+    return fault_set(str(minitorch.TENSOR_FILE), passing), "faults"
+
+
+def fault_set(path: str, passing: set[str]) -> ImplSet:
+    """The in-kernel set (``minitorch_course.faults``): the tensor.py at ``path`` as the one
+    wheat, and one chaff per fault whose wrapped methods it already gets right (``passing``;
+    "backward" and "unbroadcast" stand for the engine rows)."""
     from minitorch_course import faults
 
-    return faults.learner_set(str(minitorch.TENSOR_FILE), passing), "faults"
+    wheat = Impl("learner", "wheat", path=path)
+    chaffs = [Impl(f.id, "chaff", f.kind, f.labs, path=path, faults=(f.id,))
+              for f in faults.FAULTS if f.methods and all(m in passing for m in f.methods)]
+    return ImplSet("faults", [wheat], chaffs)
 
 
 def learner_grades(labs: Sequence[str], passing: set[str],

@@ -13,7 +13,7 @@ recognises the learner's own code would pass it (the score of record, run with s
 of varied form, drops such tests). Kinds a boundary fault cannot express (a recursive
 topological sort, a transpose's inverse permutation) are graded only by the score of record.
 
-    learner_set(path, passing_methods)   the ImplSet of the in-kernel feedback
+    examplar.fault_set(path, passing)    the ImplSet of the in-kernel feedback
     inject(module, fault_ids)            what the forked grading process applies
 """
 
@@ -39,36 +39,54 @@ class Fault:
     methods: tuple[str, ...]  # Tensor methods wrapped ("" for the engine)
 
 
-def _lab_methods(lab: str, arity: int | None = None) -> tuple[str, ...]:
+def _methods(keep: Callable) -> tuple[str, ...]:
+    """The methods of the catalog rows ``keep(op)`` selects, in catalog order: a fault is
+    placed by what the catalog says about an op (its lab, family, typical mistakes), never by
+    its name."""
     seen: list[str] = []
     for op in OPS:
-        if op.lab == lab and op.method not in seen and op.method not in ("cat", "stack"):
-            if arity is None or (arity == 2) == op.broadcasting:
-                seen.append(op.method)
+        if keep(op) and op.method not in seen:
+            seen.append(op.method)
     return tuple(seen)
+
+
+def _in_lab(lab: str) -> Callable:
+    return lambda op: op.lab == lab
+
+
+def _family(family: str) -> Callable:
+    return lambda op: op.family == family
+
+
+def _mistake(kind: str = "", mistake: str = "") -> Callable:
+    return lambda op: any(m.kind == kind or m.id == mistake for m in op.mistakes)
 
 
 L00, L01, L02, L03, L04 = ("00-tensor-skeleton", "01-elementwise-ops",
                            "02-reductions-and-shapes", "03-matmul-softmax-ce",
                            "04-gradcheck-and-properties")
+ENGINE = ("backward",)  # the engine row a fault wraps Tensor.backward for
+UNBROADCAST = ("unbroadcast",)
 FAULTS: tuple[Fault, ...] = (
-    Fault("backward_resets_leaves", "accumulate-calls", (L00,), ("backward",)),
-    Fault("graph_kept", "freed-graph", (L00,), ("backward",)),
-    Fault("constants_get_grad", "constants", (L00,), ("backward",)),
-    Fault("upstream_ignored_01", "upstream", (L01, L04), _lab_methods(L01)),
-    Fault("derivative_doubled_01", "local-derivative", (L01, L04), _lab_methods(L01)),
-    Fault("second_input_negated", "every-input", (L01,), _lab_methods(L01, 2)),
-    Fault("relu_one_at_zero", "kink", (L01,), ("relu",)),
-    Fault("unbroadcast_keeps_leading", "broadcast-leading", (L01, L04), ("unbroadcast",)),
-    Fault("unbroadcast_keeps_ones", "broadcast-inner", (L01, L04), ("unbroadcast",)),
-    Fault("axis_reduction_scaled", "axis", (L02,), ("sum", "mean", "max")),
-    Fault("max_ties_whole", "ties", (L02,), ("max",)),
-    Fault("getitem_repeats_once", "repeated-indices", (L02,), ("getitem",)),
-    Fault("reshape_grad_flat", "grad-shape", (L02,), ("reshape",)),
-    Fault("upstream_ignored_03", "upstream", (L03,), ("matmul", "softmax", "log_softmax")),
-    Fault("matmul_batch_scaled", "batch-axes", (L03,), ("matmul",)),
-    Fault("softmax_overflows", "edge-values", (L03,), ("softmax", "cross_entropy")),
-    Fault("cross_entropy_not_mean", "batch", (L03,), ("cross_entropy",)),
+    Fault("backward_resets_leaves", "accumulate-calls", (L00,), ENGINE),
+    Fault("graph_kept", "freed-graph", (L00,), ENGINE),
+    Fault("constants_get_grad", "constants", (L00,), ENGINE),
+    Fault("upstream_ignored_01", "upstream", (L01, L04), _methods(_in_lab(L01))),
+    Fault("derivative_doubled_01", "local-derivative", (L01, L04), _methods(_in_lab(L01))),
+    Fault("second_input_negated", "every-input", (L01,),
+          _methods(lambda op: op.lab == L01 and op.broadcasting)),
+    Fault("one_at_the_kink", "kink", (L01,),
+          _methods(_mistake(mistake="relu_gradient_one_at_zero"))),
+    Fault("unbroadcast_keeps_leading", "broadcast-leading", (L01, L04), UNBROADCAST),
+    Fault("unbroadcast_keeps_ones", "broadcast-inner", (L01, L04), UNBROADCAST),
+    Fault("axis_reduction_scaled", "axis", (L02,), _methods(_family("reduction"))),
+    Fault("ties_whole", "ties", (L02,), _methods(_mistake(kind="ties"))),
+    Fault("repeats_once", "repeated-indices", (L02,), _methods(_mistake(kind="repeated-indices"))),
+    Fault("grad_flat", "grad-shape", (L02,), _methods(_family("new-shape"))),
+    Fault("upstream_ignored_03", "upstream", (L03,), _methods(_in_lab(L03))),
+    Fault("batch_scaled", "batch-axes", (L03,), _methods(_family("matrix-operands"))),
+    Fault("overflows", "edge-values", (L03,), _methods(_mistake(kind="unstable-forward"))),
+    Fault("not_mean", "batch", (L03,), _methods(_family("logits-and-targets"))),
 )
 BY_ID = {f.id: f for f in FAULTS}
 
@@ -139,7 +157,7 @@ def _apply(module: ModuleType, fault: Fault) -> None:
     elif fid == "second_input_negated":
         _closure_fault(module, fault.methods,
                        lambda c, a, k: _grads(c, lambda i, x: -x if i == 1 else x))
-    elif fid == "relu_one_at_zero":
+    elif fid == "one_at_the_kink":
         def make(c, a, k):
             x = np.asarray(a[0].data)
             return lambda g: (np.where(x == 0, g, c(g)[0]),)
@@ -166,13 +184,13 @@ def _apply(module: ModuleType, fault: Fault) -> None:
             axis = k.get("axis", a[1] if len(a) > 1 else None)
             return c if axis is None else _grads(c, lambda i, x: 1.5 * x)
         _closure_fault(module, fault.methods, make)
-    elif fid == "max_ties_whole":
+    elif fid == "ties_whole":
         def make(c, a, k):
             x = np.asarray(a[0].data)
             ties = np.unique(x).size < x.size
             return _grads(c, lambda i, g: g * 2.0) if ties else c
         _closure_fault(module, fault.methods, make)
-    elif fid == "getitem_repeats_once":
+    elif fid == "repeats_once":
         def make(c, a, k):
             index = a[1] if len(a) > 1 else None
             parts = index if isinstance(index, tuple) else (index,)
@@ -180,22 +198,22 @@ def _apply(module: ModuleType, fault: Fault) -> None:
                           and np.unique(np.asarray(p)).size < np.asarray(p).size for p in parts)
             return _grads(c, lambda i, g: g * 0.5) if repeats else c
         _closure_fault(module, fault.methods, make)
-    elif fid == "reshape_grad_flat":
+    elif fid == "grad_flat":
         _closure_fault(module, fault.methods,
                        lambda c, a, k: _grads(c, lambda i, x: x.reshape(-1)))
-    elif fid == "matmul_batch_scaled":
+    elif fid == "batch_scaled":
         def make(c, a, k):
             batched = max(np.ndim(a[0].data), np.ndim(getattr(a[1], "data", a[1]))) > 2
             return _grads(c, lambda i, x: 2.0 * x) if batched else c
         _closure_fault(module, fault.methods, make)
-    elif fid == "softmax_overflows":
+    elif fid == "overflows":
         def after(args, kwargs, out):
             if np.max(np.abs(np.asarray(args[0].data))) > 100:
                 out.data = np.full_like(np.asarray(out.data, dtype=float), np.nan)
             return out
         for name in fault.methods:
             _wrap_method(module, name, after)
-    elif fid == "cross_entropy_not_mean":
+    elif fid == "not_mean":
         def make(c, a, k):
             n = np.shape(a[0].data)[0] if np.ndim(a[0].data) else 1
             return _grads(c, lambda i, x: n * x)
@@ -226,15 +244,3 @@ def inject(module: ModuleType, fault_ids: tuple[str, ...]) -> None:
     """Apply the faults to ``module`` (a tensor module, in a process of its own)."""
     for fid in fault_ids:
         _apply(module, BY_ID[fid])
-
-
-def learner_set(path: str, passing_methods: set[str]):
-    """The in-kernel set: the learner's tensor.py as the one wheat, and one chaff per fault
-    whose wrapped methods it already gets right (``passing_methods``; "backward" and
-    "unbroadcast" stand for the engine rows)."""
-    from minitorch_course.examplar import Impl, ImplSet
-
-    wheat = Impl("learner", "wheat", path=path)
-    chaffs = [Impl(f.id, "chaff", f.kind, f.labs, path=path, faults=(f.id,)) for f in FAULTS
-              if all(m in passing_methods for m in f.methods)]
-    return ImplSet("faults", [wheat], chaffs)
