@@ -136,6 +136,9 @@ def check_my_tests(*labs: str) -> float:
     from minitorch_course import examplar
 
     refuse_foreign_code()
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":  # graded outside the kernel
+        print(_("Your tests are graded by the score of record, outside this notebook."))
+        return 0.0
     unknown = [lab for lab in labs if lab not in examplar.LAB_FILES]
     if unknown or not labs:
         raise KeyError(f"unknown lab(s) {unknown}; the labs with tests: {list(examplar.LAB_FILES)}")
