@@ -684,12 +684,19 @@ def fault_set(path: str, passing: set[str]) -> ImplSet:
 
 def learner_grades(labs: Sequence[str], passing: set[str],
                    folder: Path | None = None) -> tuple[dict[str, LabGrade], str]:
-    """The learner's tests of ``labs``, graded (cached by file hash); and the set's name."""
+    """The learner's tests of ``labs``, graded (cached by file hash); and the set's name. Labs
+    with no test function yet cost nothing (no set is loaded for them)."""
     folder = folder or learner_folder()
+    grades = {lab: LabGrade(lab, [f.name for f in lab_files(folder, lab)]) for lab in labs}
+    written = [lab for lab in labs
+               if any(has_tests(f) or suspicious(f) for f in lab_files(folder, lab))]
+    if not written:
+        return grades, ""
     impls, which = learner_set(passing)
     digest = impls.digest()
-    return {lab: cached_grade(folder, lab, impls, folder / CACHE_NAME, digest)
-            for lab in labs}, which
+    for lab in written:
+        grades[lab] = cached_grade(folder, lab, impls, folder / CACHE_NAME, digest)
+    return grades, which
 
 
 def learner_report(grades: dict[str, LabGrade], which: str) -> list[str]:
