@@ -199,3 +199,18 @@ def test_every_kind_has_its_words_in_both_languages(monkeypatch):
     for kind in examplar.TEST_KINDS:
         assert examplar.kind_missed(kind) != examplar.TEST_KINDS[kind][1], kind
         assert examplar.kind_label(kind) != examplar.TEST_KINDS[kind][0] or kind == "kink", kind
+
+
+def test_a_hanging_test_is_dropped_and_the_tests_before_it_still_count(course_set, tmp_path):
+    (tmp_path / "test_elementwise.py").write_text(
+        "import numpy as np\nimport minitorch as mt\n\n"
+        "def test_a_product():\n"
+        "    x = mt.Tensor(np.array([1.0, 2.0]), requires_grad=True)\n"
+        "    (x * x).backward(np.array([1.0, 3.0]))\n"
+        "    assert np.allclose(x.grad, [2.0, 12.0])\n\n"
+        "def test_z_hangs():\n    while True:\n        pass\n")
+    g = examplar.grade_lab(tmp_path, LAB01, course_set, timeout=4)
+    assert g.valid == ["test_elementwise.py::test_a_product"]
+    assert list(g.dropped) == ["test_elementwise.py::test_z_hangs"]
+    assert any("timeout" in p for p in g.problems)
+    assert g.kinds["every-input"][0] >= 1  # x * x catches a mul that forgets its 2nd parent

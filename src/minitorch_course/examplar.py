@@ -198,8 +198,8 @@ def suspicious(path: Path) -> list[str]:
         return []
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in SUSPICIOUS_NAMES:
-            found.add(node.id)
+        if isinstance(node, ast.Name) and node.id in SUSPICIOUS_NAMES - {"__file__"}:
+            found.add(node.id)  # a test's own __file__ (a data file beside it) is fine
         elif isinstance(node, ast.Attribute) and node.attr in SUSPICIOUS_NAMES:
             found.add(node.attr)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -273,11 +273,14 @@ def preload() -> None:
 
 
 class _Collector:
-    """A pytest plugin recording each test's outcome (setup and teardown errors count)."""
+    """A pytest plugin recording each test's outcome (setup and teardown errors count), each
+    one also appended to ``stream`` as it happens: a run killed at its time limit still tells
+    which tests finished."""
 
-    def __init__(self) -> None:
+    def __init__(self, stream=None) -> None:
         self.outcomes: dict[str, str] = {}
         self.errors: list[str] = []
+        self.stream = stream
 
     def pytest_runtest_logreport(self, report) -> None:
         if report.when == "call" or report.outcome != "passed":
@@ -287,6 +290,14 @@ class _Collector:
                 status = report.outcome
             if self.outcomes.get(report.nodeid) in (None, "passed"):
                 self.outcomes[report.nodeid] = status
+                if self.stream is not None:
+                    self.stream.write(json.dumps([report.nodeid, status]) + "\n")
+                    self.stream.flush()
+
+    def pytest_runtest_logstart(self, nodeid, location) -> None:
+        if self.stream is not None:  # a test still "running" when the run is killed hung
+            self.stream.write(json.dumps([nodeid, "running"]) + "\n")
+            self.stream.flush()
 
     def pytest_collectreport(self, report) -> None:
         if report.failed:
@@ -347,7 +358,7 @@ def _child(impl: Impl, args: list[str], rootdir: str, out: str, max_examples: in
         from minitorch_course import runner
 
         module = _load_module(impl)
-        collector = _Collector()
+        collector = _Collector(open(out + ".partial", "w", encoding="utf-8"))  # noqa: SIM115
         with runner.using(module):
             pytest.main([*args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
                          "-p", "no:unraisableexception", "-p", "no:threadexception",
@@ -363,6 +374,24 @@ def _child(impl: Impl, args: list[str], rootdir: str, out: str, max_examples: in
         result["problem"] = f"{type(err).__name__}: {err}"[:500]
     with open(out, "w", encoding="utf-8") as f:
         json.dump(result, f)
+
+
+def _partial(path: str) -> dict[str, str]:
+    """The outcomes a killed or crashed run had written; the test it was in counts as failed
+    (it is not in the file)."""
+    outcomes: dict[str, str] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                try:
+                    nodeid, status = json.loads(line)
+                except ValueError:
+                    break  # a line cut off by the kill
+                if outcomes.get(nodeid) in (None, "running", "passed"):
+                    outcomes[nodeid] = status
+    except OSError:
+        pass
+    return {n: "timeout" if s == "running" else s for n, s in outcomes.items()}
 
 
 def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
@@ -400,13 +429,15 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
                 if done == 0:
                     os.kill(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
-                    runs[index] = Run(impls[index], {}, f"timeout after {timeout:.0f} s", elapsed)
+                    runs[index] = Run(impls[index], _partial(out + ".partial"),
+                                      f"timeout after {timeout:.0f} s", elapsed)
                 elif os.path.exists(out):
                     with open(out, encoding="utf-8") as f:
                         data = json.load(f)
                     runs[index] = Run(impls[index], data["outcomes"], data["problem"], elapsed)
                 else:
-                    runs[index] = Run(impls[index], {}, f"crashed (status {status})", elapsed)
+                    runs[index] = Run(impls[index], _partial(out + ".partial"),
+                                      f"crashed (status {status})", elapsed)
                 del active[pid]
     return [runs[i] for i in range(len(impls))]
 
