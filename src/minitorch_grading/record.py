@@ -64,7 +64,8 @@ from minitorch_course.outcomes import (
     RowReport,
 )
 from minitorch_course.worker import main as worker
-from minitorch_grading import course
+from minitorch_grading import course, sandbox
+from minitorch_grading.job import Job
 
 SRC = Path(__file__).resolve().parents[1]  # src/: the course-provided packages
 REPORTS = "reports"
@@ -298,10 +299,11 @@ def _numpy_roots() -> list[str]:
     return [str(p) for p in (folder, folder.parent / "numpy.libs") if p.exists()]
 
 
-def worker_folder(tensor_file: Path) -> Path:
-    """A fresh folder holding the submission's tensor.py, the course-provided modules (from
-    this checkout, never from the submission) and links to NumPy; nothing else."""
-    folder = Path(tempfile.mkdtemp(prefix="minitorch-grade-")).resolve()
+def worker_folder(tensor_file: Path, folder: Path | None = None) -> Path:
+    """A folder (``folder``, or a fresh one) holding the submission's tensor.py, the
+    course-provided modules (from this checkout, never from the submission) and links to
+    NumPy; nothing else."""
+    folder = (folder or Path(tempfile.mkdtemp(prefix="minitorch-grade-"))).resolve()
     if folder.is_relative_to(runner.ROOT):
         raise RuntimeError(f"the grading folder {folder} lies inside the repository")
     pkg = folder / "minitorch"
@@ -325,13 +327,6 @@ ANSWER_BYTES = 64 * 2**20  # a whole class's answer is a few MB
 FILE_BYTES = 128 * 2**20  # what the worker may write to its stdout/stderr files at most
 
 
-def _limits() -> None:
-    """In the worker, before it starts: no file (its stdout, its stderr) beyond FILE_BYTES."""
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
-
-
 def _stdlib() -> list[str]:
     stdlib = Path(os.__file__).resolve().parent  # the base interpreter's, never a venv's
     found = [str(stdlib), str(stdlib / "lib-dynload")]
@@ -350,7 +345,7 @@ DIED = "the worker gave no answer"
 
 
 def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
-               budget: float = BUDGET) -> WorkerRun:
+               budget: float = BUDGET, unsafe: bool = False) -> WorkerRun:
     """Run the submission's tensor.py on every task in a guarded worker; its raw answers.
 
     A worker that dies without answering (``os._exit``, a crash in C code) is run again one
@@ -358,7 +353,7 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
     others are graded (one bad op must not cost the whole record)."""
     tasks = [{"kind": "engine", "row": row} for row in plan_.engine]  # lab 00 first
     tasks += [t.job() for t in plan_.tasks if not t.error]
-    out = _run_tasks(tensor_file, tasks, plan_.seed, wall, budget)
+    out = _run_tasks(tensor_file, tasks, plan_.seed, wall, budget, unsafe)
     if not out.problem.startswith(DIED):
         return out
     rows: dict[str, list[dict]] = {}
@@ -371,7 +366,7 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
         if left <= 0:
             merged["timed_out"].append(row)
             continue
-        part = _run_tasks(tensor_file, group, plan_.seed, min(wall, left + 30), left)
+        part = _run_tasks(tensor_file, group, plan_.seed, min(wall, left + 30), left, unsafe)
         spent += part.seconds
         if part.problem:
             died.append(row)
@@ -394,42 +389,53 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
 
 
 def _run_tasks(tensor_file: Path, tasks: list[dict], seed: int, wall: float,
-               budget: float) -> WorkerRun:
-    """One guarded worker process over ``tasks``."""
-    folder = worker_folder(tensor_file)
-    job = {"folder": str(folder), "stdlib": _stdlib(), "numpy": _numpy_roots(),
-           "seed": seed, "tasks": worker.encode(tasks), "budget": budget,
-           "task_seconds": min(TASK_SECONDS, budget)}
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(folder), "LANG": "C.UTF-8",
-           "MINITORCH_LANG": "en",  # the worker answers with data; no catalog to read
-           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+               budget: float, unsafe: bool = False) -> WorkerRun:
+    """One worker process over ``tasks``, in its own job: the OS sandbox
+    (``minitorch_grading.sandbox``: another user, no network, only its folder, NumPy and the
+    standard library visible; the audit hook is a second layer), unless ``unsafe``."""
     start = time.monotonic()
     out = WorkerRun()
+    with Job.new(unsafe) as box:
+        worker_folder(tensor_file, box.folder)
+        job = {"folder": box.root, "stdlib": _stdlib(), "numpy": _numpy_roots(),
+               "seed": seed, "tasks": worker.encode(tasks), "budget": budget,
+               "task_seconds": min(TASK_SECONDS, budget)}
+        env = {"PATH": "/usr/bin:/bin", "HOME": box.root, "LANG": "C.UTF-8",
+               "MINITORCH_LANG": "en",  # the worker answers with data; no catalog to read
+               "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        limit = max(wall, budget + 30)
+        # the worker sees NumPy and the standard library, no other installed package (torch,
+        # mygrad...): the environment's site-packages are an empty folder but for NumPy
+        result = box.run([sys.executable, "-I", "-S", "-B",
+                          box.path("minitorch_course/worker/main.py")],
+                         env=env, stdin=json.dumps(job).encode(),
+                         limits=sandbox.Limits(wall=limit, cpu=limit, file_bytes=FILE_BYTES),
+                         read_only=[Path(r) for r in _numpy_roots()],
+                         hide=[] if unsafe else _site_packages())
+    out.stderr = result.stderr[-4000:].decode("utf-8", "replace")
+    answer = result.stdout
     try:
-        with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
-            proc = subprocess.run([sys.executable, "-I", "-S", "-B", str(folder / "minitorch_course" / "worker" / "main.py")],
-                                  input=json.dumps(job).encode(), stdout=stdout, stderr=stderr,
-                                  cwd=folder, env=env, timeout=max(wall, budget + 30),
-                                  preexec_fn=_limits)
-            stderr.seek(max(0, stderr.tell() - 4000))
-            out.stderr = stderr.read().decode("utf-8", "replace")
-            size = stdout.tell()
-            stdout.seek(0)
-            answer = stdout.read(ANSWER_BYTES + 1)
-        if len(answer) > ANSWER_BYTES:
-            out.problem = f"the worker's answer is too large ({size} bytes)"
+        if result.timed_out:
+            out.problem = f"timed out after {limit:g} s"
+        elif len(answer) > ANSWER_BYTES:
+            out.problem = f"the worker's answer is too large ({len(answer)} bytes)"
         elif not answer.strip():
-            out.problem = f"{DIED} (exit {proc.returncode})"
+            out.problem = f"{DIED} (exit {result.returncode})"
         else:
             out.results = worker.decode(json.loads(answer))
-    except subprocess.TimeoutExpired:
-        out.problem = f"timed out after {max(wall, budget + 30):g} s"
     except Exception as err:  # noqa: BLE001 - whatever the learner's code made of the answer
         out.problem = f"unreadable answer from the worker ({type(err).__name__})"
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-        out.seconds = round(time.monotonic() - start, 1)
+    out.seconds = round(time.monotonic() - start, 1)
     return out
+
+
+def _site_packages() -> list[Path]:
+    """Every site-packages folder of this environment and its base interpreter."""
+    import site
+
+    found = [*site.getsitepackages(), Path(sys.base_prefix) / "lib" /
+             f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"]
+    return list(dict.fromkeys(Path(p).resolve() for p in found if Path(p).is_dir()))
 
 
 # ---------------------------------------------------------------- judging, in this process
@@ -801,8 +807,9 @@ class Record:
 
 
 def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL,
-                     budget: float = BUDGET) -> Record:
-    """The record of one submission folder (submitted/<student>/<assignment>/)."""
+                     budget: float = BUDGET, unsafe: bool = False) -> Record:
+    """The record of one submission folder: the snapshot the class run took of
+    submitted/<student>/<assignment>/ before any of its code ran (or that folder itself)."""
     rec = Record(student, plan_.seed)
     solutions = plan_.solutions
     tensor_file = folder / course.GRADED_FILE
@@ -811,7 +818,7 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
     rec.flags += scan(source) if source else []
     rec.flags += scan_notebooks(folder)
     run = WorkerRun(problem=f"no {course.GRADED_FILE}") if not source \
-        else run_worker(tensor_file, plan_, wall, budget)
+        else run_worker(tensor_file, plan_, wall, budget, unsafe)
     rec.seconds, rec.problem = run.seconds, run.problem
     results = run.results if isinstance(run.results, dict) else {}
     refused = results.get("refused") or []
@@ -976,12 +983,17 @@ def new_seed() -> int:
 
 def record_class(course_dir: Path, students: list[str] | None = None, seed: int | None = None,
                  budget: float = BUDGET, skip: dict[str, set[str]] | None = None,
-                 log=print) -> tuple[int, list[Record], Path]:
+                 log=print, snapshots: dict[str, Path] | None = None,
+                 unsafe: bool = False) -> tuple[int, list[Record], Path]:
     """Grade every learner of ``submitted/`` (or ``students``) for the record, in one call;
     writes the gradebook, the feedback cells and ``reports/record-<time>.{txt,json}``.
     ``skip``: {student: notebooks} left alone (flagged for manual grading by the class run).
-    ``budget``: seconds of each worker's clock for all its cases."""
+    ``budget``: seconds of each worker's clock for all its cases. ``snapshots``: {student:
+    the folder the class run copied before running anything} graded instead of submitted/.
+    Each worker runs in the OS sandbox (``minitorch_grading.sandbox``); ``unsafe``: without."""
     course_dir = course_dir.expanduser().resolve()
+    if not unsafe:
+        sandbox.check()  # before planning: a missing sandbox is said at once
     seed = new_seed() if seed is None else int(seed)
     cells = graded_cells(course_dir / "source" / course.ASSIGNMENT)
     start = time.monotonic()
@@ -993,8 +1005,8 @@ def record_class(course_dir: Path, students: list[str] | None = None, seed: int 
         p.name for p in submitted.iterdir() if p.is_dir()) if submitted.is_dir() else []
     records = []
     for i, student in enumerate(names, 1):
-        folder = submitted / student / course.ASSIGNMENT
-        rec = grade_submission(folder, student, plan_, WALL, budget)
+        folder = (snapshots or {}).get(student) or submitted / student / course.ASSIGNMENT
+        rec = grade_submission(folder, student, plan_, WALL, budget, unsafe)
         for notebook in (skip or {}).get(student, set()):
             rec.cells.pop(notebook, None)
         if (course_dir / "gradebook.db").is_file():
@@ -1043,8 +1055,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--course-dir", type=Path, default=course.COURSE_DIR)
     parser.add_argument("--seed", type=int, default=None, help="default: chosen now")
     parser.add_argument("--student", action="append", help="only these learners")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run learner code without the OS sandbox (never for a real class)")
     args = parser.parse_args(argv)
-    seed, records, path = record_class(args.course_dir, args.student, args.seed)
+    try:
+        seed, records, path = record_class(args.course_dir, args.student, args.seed,
+                                           unsafe=args.unsafe_no_sandbox)
+    except sandbox.SandboxUnavailable as err:
+        raise SystemExit(f"refusing to grade: {err}") from None
     print(report_text(seed, records, 0.0), end="")
     print(f"report: {path}")
     return 0
