@@ -108,7 +108,7 @@ class Job:
 
     def run(self, argv: list[str], *, env: dict[str, str] | None = None,
             limits: sandbox.Limits | None = None, stdin: bytes | None = None,
-            cwd: str = "", read_only: list[Path] | None = None,
+            cwd: str = "", read_only: list | None = None,
             hide: list[Path] | None = None) -> sandbox.Result:
         """``argv`` in the job's sandbox, its working directory ``cwd`` inside the folder."""
         limits = limits or sandbox.Limits()

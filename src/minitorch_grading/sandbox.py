@@ -130,10 +130,12 @@ def prepare(private: Path) -> None:
     os.chmod(private, 0o700)
 
 
-def command(argv: list[str], private: Path, read_only: list[Path] | None = None,
+def command(argv: list[str], private: Path, read_only: list | None = None,
             env: dict[str, str] | None = None, cwd: str = JOB,
             hide: list[str] | None = None) -> list[str]:
-    """The bwrap command line for ``argv`` (see the module's docstring)."""
+    """The bwrap command line for ``argv`` (see the module's docstring). ``read_only``: paths
+    bound at the same place, or (source, destination) pairs (a destination inside ``/job``
+    must exist in ``private``: it is mounted over)."""
     exe = bwrap()
     if exe is None:
         raise SandboxUnavailable(f"bubblewrap (bwrap) is not installed: {FIX}")
@@ -150,20 +152,27 @@ def command(argv: list[str], private: Path, read_only: list[Path] | None = None,
     for name in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives", "/etc/ssl"):
         if Path(name).exists():
             args += ["--ro-bind", name, name]
-    roots = [*python_roots(), *(read_only or [])]
-    made: set[Path] = {Path("/")}
-    for root in roots:  # parents traversable by the sandbox's user (bwrap makes them 0700)
-        for parent in reversed(Path(root).parents):
-            if parent not in made:
+    binds = [(Path(r), Path(r)) if not isinstance(r, tuple) else (Path(r[0]), Path(r[1]))
+             for r in read_only or []]
+    made: set[Path] = {Path("/"), Path(JOB)}
+    for dest in [*python_roots(), *(d for _, d in binds)]:
+        # parents traversable by the sandbox's user (bwrap would make them 0700)
+        for parent in reversed(dest.parents):
+            if parent not in made and not parent.is_relative_to(JOB):
                 made.add(parent)
                 args += ["--perms", "0755", "--dir", str(parent)]
     for root in python_roots():
         args += ["--ro-bind", str(root), str(root)]
     for path in hide or []:  # e.g. the environment's site-packages: an empty folder
         args += ["--perms", "0755", "--tmpfs", str(path)]
-    for root in read_only or []:  # after hide: NumPy inside a hidden site-packages
-        args += ["--ro-bind", str(root), str(root)]
-    args += ["--bind", str(private), JOB, "--chdir", cwd, "--clearenv"]
+    for src, dest in binds:  # after hide: NumPy inside a hidden site-packages
+        if not dest.is_relative_to(JOB):
+            args += ["--ro-bind", str(src), str(dest)]
+    args += ["--bind", str(private), JOB]
+    for src, dest in binds:  # inside the private folder: over its mount points
+        if dest.is_relative_to(JOB):
+            args += ["--ro-bind", str(src), str(dest)]
+    args += ["--chdir", cwd, "--clearenv"]
     for key, value in (env or {}).items():
         args += ["--setenv", key, value]
     if os.geteuid() == 0:  # a real other user, not root in a user namespace
@@ -194,7 +203,7 @@ def _limiter(limits: Limits):
     return apply
 
 
-def run(argv: list[str], private: Path, *, read_only: list[Path] | None = None,
+def run(argv: list[str], private: Path, *, read_only: list | None = None,
         env: dict[str, str] | None = None, limits: Limits | None = None,
         stdin: bytes | None = None, cwd: str = JOB, hide: list[str] | None = None,
         max_output: int = 64 * 2**20) -> Result:
