@@ -232,6 +232,8 @@ class Plan:
     # (row, suite) -> task ids; property: row -> task ids
     by_suite: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     engine: dict[str, list[dict]] = field(default_factory=dict)  # the reference's cases
+    # rows the worker runs from inputs sent as data (REPLAYED): row -> [{label, grad, shape}]
+    inputs: dict[str, list[dict]] = field(default_factory=dict)
     solutions: dict[str, dict] = field(default_factory=dict)  # notebook -> solution values
 
     def add(self, row: str, suite: str, case: Case, arrays, gradcheck: bool) -> None:
@@ -278,12 +280,89 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
         reference, _ = runner.load("reference")
         with runner.using(reference):
             for row in engine_rows:
-                cases = worker.run_engine(row, _engine_checks(), seed)
+                if row in REPLAYED:
+                    out.inputs[row] = _recorded_inputs(row, reference, seed)
+                    cases = worker.run_unbroadcast(out.inputs[row], reference)
+                else:
+                    cases = worker.run_engine(row, _engine_checks(), seed)
                 # as the worker's answer will arrive: through the same encoding
                 out.engine[row] = worker.decode(json.loads(json.dumps(
                     worker.encode_results({"cases": cases}))))["cases"]
         _engine_checks().SEED = 0
     return out
+
+
+# Engine rows whose cases hold an oracle (``engine_checks._sum_to``: the right reverse
+# broadcasting) the worker must not carry: their inputs are recorded here and sent as data,
+# the worker only calls the learner's function on them (``worker.run_unbroadcast``), and the
+# course's own case is replayed here on what it returned, for the diagnosis (``replayed``).
+REPLAYED = ("unbroadcast",)
+ORACLES = ("_sum_to",)  # functions of engine_checks emptied in the worker's copy
+
+
+def _recorded_inputs(row: str, reference, seed: int) -> list[dict]:
+    """The inputs the course's cases of ``row`` give the implementation, in order."""
+    import types
+
+    checks = _engine_checks()
+    checks.SEED = seed
+    seen: list[dict] = []
+    recorder = types.ModuleType("minitorch_recorder")
+
+    def unbroadcast(grad, shape):
+        seen.append({"grad": np.array(grad, dtype=np.float64, copy=True),
+                     "shape": tuple(shape)})
+        return reference.unbroadcast(grad, shape)
+
+    recorder.unbroadcast = unbroadcast
+    recorder.Tensor = reference.Tensor
+    with runner.using(recorder):
+        for case in checks.CHECKS[row]():
+            before = len(seen)
+            case()
+            for entry in seen[before:]:
+                entry["label"] = getattr(case, "__name__", "case").replace("_", " ")
+    checks.SEED = 0
+    return seen
+
+
+def replayed(row: str, plan_: Plan, answer) -> tuple[Fact, Diagnosis] | None:
+    """The course's own case replayed here on what the learner's function returned (its
+    output, whether it changed its input, its exception): the first failure's fact and
+    diagnosis, as the notebook would show them; None if every case passes."""
+    import types
+
+    if not isinstance(answer, list):
+        return None
+    checks = _engine_checks()
+    checks.SEED = plan_.seed
+    calls = iter(answer)
+    fake = types.ModuleType("minitorch_replay")
+
+    def unbroadcast(grad, shape):
+        entry = next(calls, None) or {}
+        if entry.get("error"):
+            err, _ = _surrogate(entry["error"])
+            raise err
+        observed = dict((o[0], o[1]) for o in entry.get("observed") or [] if len(o) == 2)
+        if observed.get("unbroadcast_kept_input") is False:
+            grad += 1.0  # as the learner's function did: the input changed
+        return observed.get("unbroadcast")
+
+    fake.unbroadcast = unbroadcast
+    try:
+        with runner.using(fake), op_checks.quiet():
+            for case in checks.CHECKS[row]():
+                try:
+                    case()
+                except CheckFailed as err:
+                    return err.fact, err.diagnosis
+                except Exception as err:  # noqa: BLE001 - the learner's exception, replayed
+                    return Fact("crashed", {"row": row, "error": type(err).__name__}), \
+                        Diagnosis("crash")
+    finally:
+        checks.SEED = 0
+    return None
 
 
 def _engine_checks():
@@ -315,11 +394,30 @@ def worker_folder(tensor_file: Path, folder: Path | None = None) -> Path:
     # runs its worker/ subpackage
     shutil.copytree(SRC / "minitorch_course", folder / "minitorch_course",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    checks = folder / "minitorch_course" / "engine_checks.py"
+    checks.write_text(without_oracles(checks.read_text("utf-8")), encoding="utf-8")
     lib = folder / "lib"
     lib.mkdir()
     for root in _numpy_roots():
         (lib / Path(root).name).symlink_to(root)
     return folder
+
+
+def without_oracles(source: str) -> str:
+    """engine_checks' source with the bodies of :data:`ORACLES` replaced by a raise: the
+    worker's copy computes no expected value a tensor.py could call."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    found = [node for node in tree.body
+             if isinstance(node, ast.FunctionDef) and node.name in ORACLES]
+    if len(found) != len(ORACLES):
+        raise RuntimeError(f"engine_checks lost one of {ORACLES}: update record.ORACLES")
+    for node in sorted(found, key=lambda n: n.lineno, reverse=True):
+        start = node.body[0].lineno - 1
+        indent = " " * node.body[0].col_offset
+        lines[start:node.end_lineno] = [
+            f'{indent}raise RuntimeError("not in the grading worker: the instructor judges")\n']
+    return "".join(lines)
 
 
 ANSWER_BYTES = 64 * 2**20  # a whole class's answer is a few MB
@@ -338,6 +436,7 @@ class WorkerRun:
     seconds: float = 0.0
     problem: str = ""  # the worker failed: timed out, crashed, answered garbage
     stderr: str = ""
+    streamed: list[str] = field(default_factory=list)  # refusals, as written on stderr
 
 
 DIED = "the worker gave no answer"
@@ -350,7 +449,8 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
     A worker that dies without answering (``os._exit``, a crash in C code) is run again one
     row at a time, within what is left of ``budget``: the row it died in scores nothing, the
     others are graded (one bad op must not cost the whole record)."""
-    tasks = [{"kind": "engine", "row": row} for row in plan_.engine]  # lab 00 first
+    tasks = [{"kind": "engine", "row": row, "inputs": plan_.inputs.get(row)}
+             for row in plan_.engine]  # lab 00 first
     tasks += [t.job() for t in plan_.tasks if not t.error]
     out = _run_tasks(tensor_file, tasks, plan_.seed, wall, budget, unsafe)
     if not out.problem.startswith(DIED):
@@ -359,7 +459,7 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
     for task in tasks:
         rows.setdefault(task["row"], []).append(task)
     merged: dict = {"tasks": [], "engine": {}, "refused": [], "denied": [], "timed_out": []}
-    died, spent, detail = [], out.seconds, ""
+    died, spent, detail, streamed = [], out.seconds, "", list(out.streamed)
     for row, group in rows.items():
         left = budget - spent
         if left <= 0:
@@ -367,6 +467,7 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
             continue
         part = _run_tasks(tensor_file, group, plan_.seed, min(wall, left + 30), left, unsafe)
         spent += part.seconds
+        streamed += part.streamed
         if part.problem:
             died.append(row)
             detail = detail or part.problem
@@ -384,7 +485,7 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
                               if 0 < len(died) < len(rows) else
                               f"the worker died in every row ({detail}): at import?"
                               if died else ""),
-                     stderr=out.stderr)
+                     stderr=out.stderr, streamed=list(dict.fromkeys(streamed)))
 
 
 def _run_tasks(tensor_file: Path, tasks: list[dict], seed: int, wall: float,
@@ -412,6 +513,7 @@ def _run_tasks(tensor_file: Path, tasks: list[dict], seed: int, wall: float,
                          read_only=[Path(r) for r in _numpy_roots()],
                          hide=[] if unsafe else _site_packages())
     out.stderr = result.stderr[-4000:].decode("utf-8", "replace")
+    out.streamed = refusals_in(result.stderr)
     answer = result.stdout
     try:
         if result.timed_out:
@@ -426,6 +528,15 @@ def _run_tasks(tensor_file: Path, tasks: list[dict], seed: int, wall: float,
         out.problem = f"unreadable answer from the worker ({type(err).__name__})"
     out.seconds = round(time.monotonic() - start, 1)
     return out
+
+
+def refusals_in(stderr: bytes) -> list[str]:
+    """The refusals the worker's guard wrote on stderr as they happened (the learner's code
+    may empty the worker's own lists, not what was already written)."""
+    mark = worker.REFUSED_LINE.encode()
+    found = [line[len(mark):].decode("utf-8", "replace").strip()
+             for line in stderr.splitlines() if line.startswith(mark)]
+    return list(dict.fromkeys(found))[:20]
 
 
 def _site_packages() -> list[Path]:
@@ -797,6 +908,7 @@ class Record:
     flags: list[str] = field(default_factory=list)
     seconds: float = 0.0
     problem: str = ""
+    log: str = ""  # the end of the worker's stderr (what the learner's code printed)
 
     @property
     def total(self) -> tuple[float, float]:
@@ -829,6 +941,13 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
         rec.flags.append("the grading sandbox refused: " + "; ".join(map(str, denied[:6])))
     elif "grading sandbox" in run.stderr:
         rec.flags.append("the grading sandbox refused something (see the worker's stderr)")
+    said = {str(r).replace("\n", " ")[:300] for r in denied} | {f"import {r}" for r in refused} \
+        if isinstance(denied, list) and isinstance(refused, list) else set()
+    erased = [r for r in run.streamed if r not in said]
+    if erased:  # written on stderr when refused, missing from the worker's answer
+        rec.flags.append("refused while grading, then erased from the worker's record: "
+                         + "; ".join(erased[:6]))
+    rec.log = run.stderr[-2000:]
     if results.get("timed_out"):
         rec.flags.append("ran out of time in " + ", ".join(map(str, results["timed_out"])))
     if results.get("import_error"):
@@ -858,6 +977,11 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
             outcome, flag = judge_engine(row, plan_.engine[row], engine.get(row))
             if flag:
                 rec.flags.append(flag)
+            if row in REPLAYED and outcome.status == FAIL \
+                    and outcome.fact and outcome.fact.id == "record-engine-mismatch":
+                found = replayed(row, plan_, engine.get(row))
+                if found:
+                    outcome = Outcome(row, "engine", FAIL, outcome.case, *found)
             e = ENGINE_BY_NAME[row]
             report = RowReport(row, e.lab, e.points, True, {"engine": [outcome]})
         else:
