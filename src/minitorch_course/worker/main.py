@@ -38,7 +38,7 @@ import warnings
 # Autograd (and array-with-autograd) libraries a tensor.py must not use: the point of the
 # course is to write the engine. Imported from the worker they are refused and reported.
 AUTOGRAD = ("torch", "jax", "jaxlib", "tensorflow", "autograd", "mxnet", "paddle", "chainer",
-            "theano", "tinygrad", "micrograd", "mlx", "minitorch_reference")
+            "theano", "tinygrad", "micrograd", "mygrad", "mlx", "minitorch_reference")
 # Modules that would let learner code escape the guard: processes, foreign functions.
 ESCAPES = ("subprocess", "_posixsubprocess", "ctypes", "_ctypes", "cffi", "multiprocessing",
            "_multiprocessing", "pty", "socket", "_socket")
