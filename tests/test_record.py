@@ -272,6 +272,26 @@ def unbroadcast(grad, shape):  # the baseline of ORACLE_CALLER: no reverse broad
 '''
 
 
+def _derivatives(body: str) -> str:
+    """The reference whose exp and tanh backward closures return ``body`` (``a``: the input,
+    ``h``: a step), everything else unchanged."""
+    source = REFERENCE.read_text("utf-8")
+    for op, line in (("exp", "return (g * out_data,)"), ("tanh", "return (g * (1.0 - t * t),)")):
+        start = source.index(f"    def {op}(self)")
+        end = source.index("    def ", start + 10)
+        method = source[start:end]
+        assert method.count(line) == 1, f"{op}'s backward moved: update the FD submission"
+        fn = f"np.{op}"
+        new = body.format(fn=fn)
+        method = method.replace(line, f"a, h = self.data, 1e-6\n            {new}")
+        source = source[:start] + method + source[end:]
+    return source
+
+
+FINITE_DIFFERENCES = "return (g * ({fn}(a + h) - {fn}(a - h)) / (2 * h),)"
+NO_DERIVATIVE = "raise NotImplementedError('no derivative written')"
+
+
 def _inject(code: str, source: str) -> str:
     """``source`` with ``code`` run first (after its docstring and ``from __future__``)."""
     marker = "from __future__ import annotations\n"
@@ -381,6 +401,8 @@ def graded(tmp_path_factory) -> dict:
         "oracle_caller": (reference + ORACLE_CALLER, False),
         "no_unbroadcast": (reference + NO_UNBROADCAST, False),
         "symlinked": (stub, False),
+        "finite_diff": (_derivatives(FINITE_DIFFERENCES), False),
+        "no_derivative": (_derivatives(NO_DERIVATIVE), False),
     }
     for name, (source, answered) in learners.items():
         _submit(course_dir, release, name, source, answered=answered)
@@ -487,7 +509,7 @@ def test_a_hostile_submission_is_flagged(graded, student, flag):
 
 
 def test_honest_submissions_are_not_flagged(graded):
-    for student in ("honest", "stub", "broadcast", "no_unbroadcast"):
+    for student in ("honest", "stub", "broadcast", "no_unbroadcast", "no_derivative"):
         assert graded["records"][student].flags == [], student
 
 
@@ -530,6 +552,27 @@ def test_the_course_oracle_is_not_in_the_worker(graded):
     assert oracle[("01-elementwise-ops", "check_unbroadcast")][0] == 0
     assert _total(graded, "oracle_caller")[0] < _total(graded, "honest")[0]
     assert "HOSTILE oracle fired" in graded["records"]["oracle_caller"].log
+
+
+def test_finite_differences_earn_what_no_derivative_earns(graded, monkeypatch):
+    """exp's and tanh's backward as central differences of their own forward: cell by cell
+    what the same file without those derivatives scores, flagged, and the feedback says why
+    (in the learner's language)."""
+    from minitorch_course import i18n
+
+    fd, baseline = _cells(graded, "finite_diff"), _cells(graded, "no_derivative")
+    assert fd == baseline
+    assert fd[("01-elementwise-ops", "check_exp")][0] == 0
+    assert fd[("01-elementwise-ops", "check_add")][0] > 0
+    rec = graded["records"]["finite_diff"]
+    assert any("exp: its backward divides a difference" in f for f in rec.flags), rec.flags
+    why = rec.failures["01-elementwise-ops/check_exp"]
+    assert why == record.say("record-finite-differences", row="exp"), why  # the run's language
+    monkeypatch.setenv(i18n.ENV, "es")
+    assert "diferencias finitas" in record.say("record-finite-differences", row="exp")
+    impl = runner.load_impl(graded["course"] / "submitted" / "finite_diff" / ASSIGNMENT
+                            / course.GRADED_FILE, name="finite_diff")
+    assert runner.run(["exp"], impl, runner.GRADED_SUITES)[0].status == "pass"  # in a kernel
 
 
 def test_a_link_in_the_hand_in_is_not_followed(graded):

@@ -63,7 +63,7 @@ from minitorch_course.outcomes import (
     RowReport,
 )
 from minitorch_course.worker import main as worker
-from minitorch_grading import course, sandbox
+from minitorch_grading import course, derivatives, sandbox
 from minitorch_grading.job import Job
 
 SRC = Path(__file__).resolve().parents[1]  # src/: the course-provided packages
@@ -90,7 +90,11 @@ TEXT = {  # learner-facing feedback: English ids, shown in the course's language
     "record-header": N_("Score of record (computed outside your kernel, seed {seed}; "
                         "`{command} --seed {seed}` repeats these cases)"),
     "record-cell": N_("- {cell}: {score:g}/{points:g}"),
+    "record-finite-differences": N_("{row}: its backward evaluates the forward at shifted "
+                                    "inputs (finite differences) instead of computing the "
+                                    "derivative: write the derivative"),
 }
+DERIVATIVE_SUITES = ("backward", "broadcast", "gradcheck", "property")  # what FD would fake
 
 
 def say(key: str, **params) -> str:
@@ -928,6 +932,9 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
         if tensor_file.is_file() else ""
     rec.flags += scan(source) if source else []
     rec.flags += scan_notebooks(folder)
+    faked = {op: how for op, how in derivatives.finite_differences(source).items()
+             if op in BY_NAME}  # their derivative suites score nothing
+    rec.flags += [f"{op}: its backward {how} (finite differences)" for op, how in faked.items()]
     run = WorkerRun(problem=f"no {course.GRADED_FILE}") if not source \
         else run_worker(tensor_file, plan_, wall, budget, unsafe)
     rec.seconds, rec.problem = run.seconds, run.problem
@@ -1023,7 +1030,9 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
                     for row in check.rows:
                         report = row_report(row, check.suites)
                         first = report.first_problem
-                        if first is not None:
+                        if row in faked and set(check.suites) & set(DERIVATIVE_SUITES):
+                            problems.append(say("record-finite-differences", row=row))
+                        elif first is not None:
                             problems.append(f"{row}: {first.status} ({first.case})")
                 if run.problem and not answers and not engine:
                     problems.insert(0, run.problem)
