@@ -125,7 +125,8 @@ def hostile(tmp_path_factory) -> dict:
 def _fired(course_dir) -> dict:
     nb = json.loads((course_dir / "autograded" / "intruder" / ASSIGNMENT / f"{LAB}.ipynb")
                     .read_text("utf-8"))
-    text = "".join(o.get("text", "") for c in nb["cells"] for o in c.get("outputs", []))
+    text = "".join("".join(o.get("text", "")) for c in nb["cells"]
+                   for o in c.get("outputs", []))
     assert "HOSTILE cell fired:" in text, text  # the cell ran: every route below engaged
     return json.loads(text.split("HOSTILE cell fired:", 1)[1].strip().splitlines()[0])
 

@@ -149,7 +149,8 @@ def command(argv: list[str], private: Path, read_only: list | None = None,
             args += ["--symlink", os.readlink(target), str(target)]
         elif target.is_dir():
             args += ["--ro-bind", str(target), str(target)]
-    for name in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives", "/etc/ssl"):
+    for name in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives", "/etc/ssl",
+                 "/etc/fonts", "/etc/passwd", "/etc/group"):
         if Path(name).exists():
             args += ["--ro-bind", name, name]
     binds = [(Path(r), Path(r)) if not isinstance(r, tuple) else (Path(r[0]), Path(r[1]))
