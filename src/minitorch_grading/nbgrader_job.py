@@ -21,7 +21,6 @@ in-kernel scores afterwards (``minitorch_grading.record``).
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import tempfile
@@ -159,6 +158,10 @@ def import_results(course_dir: Path, box: Job, student: str, notebooks: list[str
         dest.mkdir(parents=True, exist_ok=True)
         (dest / f"{name}.ipynb").write_text(nbformat.writes(nb), encoding="utf-8")
         kernel[name] = scores
+    stamp = snap / "timestamp.txt"  # generate_feedback and release_feedback need it
+    if stamp.is_file() and not stamp.is_symlink() and kernel:
+        dest.mkdir(parents=True, exist_ok=True)
+        shutil.copy(stamp, dest / "timestamp.txt")
     graded_file = snap / course.GRADED_FILE
     if graded_file.is_file() and not graded_file.is_symlink():  # the file that was graded
         (dest / course.GRADED_FILE).parent.mkdir(parents=True, exist_ok=True)
@@ -209,6 +212,3 @@ def graded_before(course_dir: Path, student: str, snap_or_folder: Path) -> bool:
         when = submitted_at(snap_or_folder)
         return not (when and submission.timestamp and when > submission.timestamp)
 
-
-def _dumps(value) -> str:
-    return json.dumps(value)
