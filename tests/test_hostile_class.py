@@ -181,3 +181,23 @@ def test_no_classmate_and_no_course_configuration_in_reach(hostile):
 def test_the_class_run_time(hostile):
     print(f"class run of 2 learners (lab 01) in the sandbox: {hostile['seconds']:.0f} s")
     assert hostile["code"] == 0 and hostile["seconds"] < 240
+
+
+def test_a_score_the_class_run_did_not_write_is_flagged_at_export(hostile):
+    from nbgrader.api import Gradebook
+
+    assert classrun.foreign_scores(hostile["course"]) == []
+    with Gradebook(f"sqlite:///{hostile['course'] / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("check_add", LAB, ASSIGNMENT, "intruder")
+        grade.auto_score, was = grade.max_score, grade.auto_score  # as a writer from outside
+        most = grade.max_score
+        gb.db.commit()
+    try:
+        flags = classrun.foreign_scores(hostile["course"])
+        assert flags == [f"intruder {LAB}/check_add: auto score {most} in the gradebook, "
+                         f"the class run wrote {was}"], flags
+    finally:
+        with Gradebook(f"sqlite:///{hostile['course'] / 'gradebook.db'}") as gb:
+            gb.find_grade("check_add", LAB, ASSIGNMENT, "intruder").auto_score = was
+            gb.db.commit()
+

@@ -524,6 +524,57 @@ def export(course_dir: Path, path: Path | None = None) -> Path:
     return path
 
 
+# ---------------------------------------------------------------- what the grader wrote
+LEDGER = "gradebook-ledger.json"  # in reports/: every auto score a class run wrote
+
+
+def write_ledger(course_dir: Path, learners: list[str]) -> Path:
+    """Record, per learner this run graded, the auto score of every cell as the class run left
+    it in the gradebook (``reports/gradebook-ledger.json``; earlier learners kept)."""
+    from nbgrader.api import MissingEntry
+
+    path = course_dir / REPORTS / LEDGER
+    path.parent.mkdir(exist_ok=True)
+    data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    with _gradebook(course_dir) as gb:
+        for student in learners:
+            try:
+                submission = gb.find_submission(course.ASSIGNMENT, student)
+            except MissingEntry:
+                continue
+            data[student] = {f"{nb.name}/{g.name}": g.auto_score
+                             for nb in submission.notebooks for g in nb.grades}
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def foreign_scores(course_dir: Path) -> list[str]:
+    """Auto scores in the gradebook that no class run wrote (the ledger disagrees), and
+    submissions no class run graded. Manual scores (formgrader) are a human's: not checked."""
+    from nbgrader.api import MissingEntry
+
+    path = course_dir / REPORTS / LEDGER
+    ledger = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    flags = []
+    with _gradebook(course_dir) as gb:
+        for student in sorted(s.id for s in gb.students):
+            try:
+                submission = gb.find_submission(course.ASSIGNMENT, student)
+            except MissingEntry:
+                continue
+            if student not in ledger:
+                flags.append(f"{student}: in the gradebook, graded by no class run")
+                continue
+            for nb in submission.notebooks:
+                for grade in nb.grades:
+                    key = f"{nb.name}/{grade.name}"
+                    wrote = ledger[student].get(key)
+                    if grade.auto_score != wrote:
+                        flags.append(f"{student} {key}: auto score {grade.auto_score} in the "
+                                     f"gradebook, the class run wrote {wrote}")
+    return flags
+
+
 # ---------------------------------------------------------------- command line
 def of_record(course_dir: Path, outcomes: list[Outcome], seed: int | None = None,
               snapshots: dict[str, Path] | None = None, unsafe: bool = False) -> Path | None:
@@ -568,6 +619,7 @@ def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "
                                   unsafe=unsafe)
     finally:
         ctx.close()
+    write_ledger(course_dir, [o.student for o in outcomes if o.status != "skipped"])
     path, text = write_report(course_dir, outcomes, budget, time.monotonic() - start)
     print()
     print(text, end="")
@@ -575,7 +627,13 @@ def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "
     if record_report is not None:
         print(f"record: {record_report} (seed, scores of record, flags)")
     print(f"grades: {export(course_dir)}")
+    _say_foreign(course_dir)
     return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def _say_foreign(course_dir: Path) -> None:
+    for flag in foreign_scores(course_dir):
+        print(f"FLAG not written by the class run: {flag}")
 
 
 def export_command(course_dir: Path) -> int:
@@ -584,6 +642,7 @@ def export_command(course_dir: Path) -> int:
     if not (course_dir / "gradebook.db").is_file():
         raise SystemExit(f"no gradebook in {course_dir}: nothing to export")
     print(f"grades: {export(course_dir)}")
+    _say_foreign(course_dir)
     return 0
 
 
