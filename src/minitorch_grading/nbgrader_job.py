@@ -32,6 +32,7 @@ from minitorch_grading.job import Job
 
 GRADER_SRC = "/grader/src"  # where nbgrader_ext is seen inside the job
 NOTEBOOK_BYTES = 32 * 2**20  # an autograded notebook larger than this is not imported
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # nbgrader submit's, kept
 
 
 def template_gradebook(course_dir: Path, dest: Path) -> Path:
@@ -158,10 +159,11 @@ def import_results(course_dir: Path, box: Job, student: str, notebooks: list[str
         dest.mkdir(parents=True, exist_ok=True)
         (dest / f"{name}.ipynb").write_text(nbformat.writes(nb), encoding="utf-8")
         kernel[name] = scores
-    stamp = snap / "timestamp.txt"  # generate_feedback and release_feedback need it
-    if stamp.is_file() and not stamp.is_symlink() and kernel:
-        dest.mkdir(parents=True, exist_ok=True)
-        shutil.copy(stamp, dest / "timestamp.txt")
+    for name in EXCHANGE_FILES:  # generate_feedback and release_feedback need them
+        path = snap / name
+        if path.is_file() and not path.is_symlink() and kernel:
+            dest.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, dest / name)
     graded_file = snap / course.GRADED_FILE
     if graded_file.is_file() and not graded_file.is_symlink():  # the file that was graded
         (dest / course.GRADED_FILE).parent.mkdir(parents=True, exist_ok=True)
