@@ -278,7 +278,7 @@ def _derivatives(body: str) -> str:
     source = REFERENCE.read_text("utf-8")
     for op, line in (("exp", "return (g * out_data,)"), ("tanh", "return (g * (1.0 - t * t),)")):
         start = source.index(f"    def {op}(self)")
-        end = source.index("    def ", start + 10)
+        end = source.index("\n    def ", start + 10)
         method = source[start:end]
         assert method.count(line) == 1, f"{op}'s backward moved: update the FD submission"
         fn = f"np.{op}"

@@ -39,18 +39,23 @@ def _is_step(node: ast.AST) -> bool:
 
 
 def _quotient(node: ast.AST) -> bool:
-    """``node`` is a difference quotient (see the module's docstring)."""
-    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
-            and isinstance(node.left, ast.BinOp) and isinstance(node.left.op, ast.Sub)):
+    """``node`` divides a difference (anywhere in its numerator: ``g * (p - m) / d``) by
+    something (see the module's docstring)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)):
         return False
-    left, right = node.left.left, node.left.right
-    if isinstance(left, ast.Call) and isinstance(right, ast.Call) \
-            and ast.dump(left.func) == ast.dump(right.func) \
-            and ast.dump(left) != ast.dump(right):
-        return True
-    return _is_step(node.right) and (
-        isinstance(left, ast.Name | ast.Call | ast.Subscript | ast.Attribute)
-        and isinstance(right, ast.Name | ast.Call | ast.Subscript | ast.Attribute))
+    operands = (ast.Name, ast.Call, ast.Subscript, ast.Attribute)
+    for sub in ast.walk(node.left):
+        if not (isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Sub)):
+            continue
+        left, right = sub.left, sub.right
+        if isinstance(left, ast.Call) and isinstance(right, ast.Call) \
+                and ast.dump(left.func) == ast.dump(right.func) \
+                and ast.dump(left) != ast.dump(right):
+            return True
+        if _is_step(node.right) and isinstance(left, operands) \
+                and isinstance(right, operands):
+            return True
+    return False
 
 
 def _called(node: ast.AST) -> set[str]:
@@ -86,12 +91,17 @@ def finite_differences(source: str) -> dict[str, str]:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
-    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    # helpers: module-level functions and private methods of Tensor (``_name``), never an op
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor"]
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    functions += [n for c in classes for n in c.body
+                  if isinstance(n, ast.FunctionDef) and n.name.startswith("_")
+                  and not n.name.startswith("__")]
     helpers = {f.name for f in functions if any(_quotient(n) for n in ast.walk(f))}
     for _ in range(3):  # helpers calling helpers
         helpers |= {f.name for f in functions if _called(f) & helpers}
     found: dict[str, str] = {}
-    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor"):
+    for cls in classes:
         for method in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
             for closure in (n for n in ast.walk(method)
                             if isinstance(n, ast.FunctionDef) and n is not method):
