@@ -21,12 +21,14 @@ in-kernel scores afterwards (``minitorch_grading.record``).
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
 import warnings
 from pathlib import Path
 
+from minitorch_course import i18n
 from minitorch_grading import course, sandbox
 from minitorch_grading.job import Job
 
@@ -108,11 +110,8 @@ def run_autograde(setup: Setup, box: Job, student: str, args: list[str],
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": box.path("home"),
            "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1",
            "LANG": "C.UTF-8"}
-    for key in ("MINITORCH_LANG",):
-        import os
-
-        if key in os.environ:
-            env[key] = os.environ[key]
+    if i18n.ENV in os.environ:  # the feedback's language, as the instructor runs it
+        env[i18n.ENV] = os.environ[i18n.ENV]
     binds = [] if box.unsafe else [
         (setup.config, box.path("course/nbgrader_config.py")),
         (setup.course_dir / "source" / course.ASSIGNMENT,
