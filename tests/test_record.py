@@ -187,6 +187,111 @@ def _forge():
 _forge()
 '''
 
+# Issue 26's routes, each logging on stderr when its mechanism fires (Record.log keeps the
+# worker's stderr), so a zero is never a trick that did not engage.
+DIR_FD = '''
+import os as _os, sys as _sys
+
+def _steal():
+    here = _os.path.dirname(_os.path.abspath(__file__))  # minitorch/, inside the allowed folder
+    fd, cwd = _os.open(here, _os.O_RDONLY), _os.getcwd()
+    _os.chdir(here)  # the audit hook resolves ".." against the cwd (allowed), not against fd
+    try:
+        for _ in range(40):  # up to the root
+            fd = _os.open("..", _os.O_RDONLY, dir_fd=fd)
+    finally:
+        _os.chdir(cwd)
+    print("HOSTILE dir_fd fired: at the root, it holds", sorted(_os.listdir(fd)),
+          file=_sys.stderr)
+    try:
+        target = _os.open({rel!r}, _os.O_RDONLY, dir_fd=fd)
+    except OSError as err:
+        print("HOSTILE dir_fd: no reference", err, file=_sys.stderr)
+        return False
+    source = _os.read(target, 10_000_000).decode()
+    print("HOSTILE dir_fd: read the reference", file=_sys.stderr)
+    exec(compile(source, "reference", "exec"), globals())
+    return True
+
+_steal()
+'''
+
+MYGRAD_BY_PATH = '''
+import importlib.util as _u, os as _os, sys as _sys
+
+def _mygrad():
+    """Another autograd library, loaded by path: the import statement (and its audit event)
+    never runs for the top module."""
+    import numpy as _np
+    site = _os.path.dirname(_os.path.dirname(_os.path.realpath(_np.__file__)))
+    init = _os.path.join(site, "mygrad", "__init__.py")
+    print("HOSTILE mygrad fired: looking for", init, file=_sys.stderr)
+    spec = _u.spec_from_file_location("mygrad", init,
+                                      submodule_search_locations=[_os.path.dirname(init)])
+    module = _u.module_from_spec(spec)
+    _sys.modules["mygrad"] = module
+    spec.loader.exec_module(module)
+    return module
+
+_mg = _mygrad()  # without it this tensor.py does not import: it scores only if mygrad loads
+print("HOSTILE mygrad: loaded", _mg.__name__, file=_sys.stderr)
+'''
+
+ERASER = '''
+import gc as _gc, sys as _sys
+
+def _erase():
+    for attempt in (lambda: __import__("torch"), lambda: open({ref!r}).read()):
+        try:
+            attempt()
+        except BaseException:
+            pass
+    cleared = 0
+    for obj in _gc.get_objects():
+        if type(obj) is list and obj and all(type(x) is str for x in obj) and any(
+                x == "torch" or x.startswith("reading ") for x in obj):
+            obj.clear()
+            cleared += 1
+    print("HOSTILE eraser fired: emptied", cleared, "lists of refusals", file=_sys.stderr)
+
+_erase()
+'''
+
+ORACLE_CALLER = '''
+
+def unbroadcast(grad, shape):  # the course's own oracle, if the worker carries it
+    import sys as _sys
+    print("HOSTILE oracle fired", file=_sys.stderr)
+    from minitorch_course import engine_checks as _e
+    return _e._sum_to(grad, shape)
+'''
+
+NO_UNBROADCAST = '''
+
+def unbroadcast(grad, shape):  # the baseline of ORACLE_CALLER: no reverse broadcasting
+    raise NotImplementedError("unbroadcast")
+'''
+
+
+def _derivatives(body: str) -> str:
+    """The reference whose exp and tanh backward closures return ``body`` (``a``: the input,
+    ``h``: a step), everything else unchanged."""
+    source = REFERENCE.read_text("utf-8")
+    for op, line in (("exp", "return (g * out_data,)"), ("tanh", "return (g * (1.0 - t * t),)")):
+        start = source.index(f"    def {op}(self)")
+        end = source.index("\n    def ", start + 10)
+        method = source[start:end]
+        assert method.count(line) == 1, f"{op}'s backward moved: update the FD submission"
+        fn = f"np.{op}"
+        new = body.format(fn=fn)
+        method = method.replace(line, f"a, h = self.data, 1e-6\n            {new}")
+        source = source[:start] + method + source[end:]
+    return source
+
+
+FINITE_DIFFERENCES = "return (g * ({fn}(a + h) - {fn}(a - h)) / (2 * h),)"
+NO_DERIVATIVE = "raise NotImplementedError('no derivative written')"
+
 
 def _inject(code: str, source: str) -> str:
     """``source`` with ``code`` run first (after its docstring and ``from __future__``)."""
@@ -291,6 +396,14 @@ def graded(tmp_path_factory) -> dict:
         "verdict_forger": (_inject(VERDICT_FORGER, stub), False),
         "runtime_forger": (_runtime_forger_source(), False),
         "dies_in_mul": (_dies_in_mul_source(), True),
+        "dir_fd": (stub + DIR_FD.format(rel=str(REFERENCE).lstrip("/")), False),
+        "mygrad_by_path": (_inject(MYGRAD_BY_PATH, reference), False),
+        "eraser": (_inject(ERASER.format(ref=ref_path), stub), False),
+        "oracle_caller": (reference + ORACLE_CALLER, False),
+        "no_unbroadcast": (reference + NO_UNBROADCAST, False),
+        "symlinked": (stub, False),
+        "finite_diff": (_derivatives(FINITE_DIFFERENCES), False),
+        "no_derivative": (_derivatives(NO_DERIVATIVE), False),
     }
     for name, (source, answered) in learners.items():
         _submit(course_dir, release, name, source, answered=answered)
@@ -298,6 +411,9 @@ def graded(tmp_path_factory) -> dict:
     _add_first_cell(folder / "env_cell" / ASSIGNMENT, ENV_CELL)
     _add_first_cell(folder / "patch_cell" / ASSIGNMENT, PATCH_CELL)
     _quiz_shadow(folder / "quiz_shadow" / ASSIGNMENT / "07-quiz.ipynb")
+    linked = folder / "symlinked" / ASSIGNMENT / course.GRADED_FILE
+    linked.unlink()
+    linked.symlink_to(REFERENCE)  # a hand-in holding a link to the instructor's reference
     TIMES["setup"] = time.monotonic() - start
     start = time.monotonic()
     seed, records, path = record.record_class(course_dir, seed=SEED)  # ONE call, every learner
@@ -405,7 +521,7 @@ def test_a_hostile_submission_is_flagged(graded, student, flag):
 
 
 def test_honest_submissions_are_not_flagged(graded):
-    for student in ("honest", "stub", "broadcast"):
+    for student in ("honest", "stub", "broadcast", "no_unbroadcast", "no_derivative"):
         assert graded["records"][student].flags == [], student
 
 
@@ -416,14 +532,78 @@ def test_autograd_from_torch_scores_nothing(graded):
         assert got == quiz == 0, student  # tensor.py did not import: no op, no engine
 
 
-@pytest.mark.parametrize("student", ["walk_up", "patch_import"])
+@pytest.mark.parametrize("student, fired", [
+    ("dir_fd", "HOSTILE dir_fd fired: at the root"),
+    ("mygrad_by_path", "HOSTILE mygrad fired"),
+])
+def test_a_route_out_of_the_worker_earns_nothing(graded, student, fired):
+    """Issue 26: a relative path against a directory descriptor, another autograd library
+    loaded by path. Each fired (its log line) and found nothing: the sandbox shows neither
+    the reference nor any installed package but NumPy."""
+    rec = graded["records"][student]
+    assert fired in rec.log, rec.log
+    if student == "dir_fd":  # it walked out of the hook's folders, into the sandbox's root
+        assert "'job'" in rec.log and "no reference" in rec.log, rec.log
+    assert _total(graded, student)[0] == 0, rec.failures
+    assert "read the reference" not in rec.log and "mygrad: loaded" not in rec.log
+
+
+def test_emptying_the_workers_refusals_is_flagged(graded):
+    rec = graded["records"]["eraser"]
+    assert "HOSTILE eraser fired: emptied" in rec.log and "emptied 0 " not in rec.log, rec.log
+    assert any("erased from the worker's record" in f and "import torch" in f
+               for f in rec.flags), rec.flags
+    assert _total(graded, "eraser")[0] == 0
+
+
+def test_the_course_oracle_is_not_in_the_worker(graded):
+    """A tensor.py whose unbroadcast calls the course's own reverse broadcasting earns what the
+    same file without unbroadcast earns (its baseline), cell by cell."""
+    oracle, baseline = _cells(graded, "oracle_caller"), _cells(graded, "no_unbroadcast")
+    assert oracle == baseline
+    assert oracle[("01-elementwise-ops", "check_unbroadcast")][0] == 0
+    assert _total(graded, "oracle_caller")[0] < _total(graded, "honest")[0]
+    assert "HOSTILE oracle fired" in graded["records"]["oracle_caller"].log
+
+
+def test_finite_differences_earn_what_no_derivative_earns(graded, monkeypatch):
+    """exp's and tanh's backward as central differences of their own forward: cell by cell
+    what the same file without those derivatives scores, flagged, and the feedback says why
+    (in the learner's language)."""
+    from minitorch_course import i18n
+
+    fd, baseline = _cells(graded, "finite_diff"), _cells(graded, "no_derivative")
+    assert fd == baseline
+    assert fd[("01-elementwise-ops", "check_exp")][0] == 0
+    assert fd[("01-elementwise-ops", "check_add")][0] > 0
+    rec = graded["records"]["finite_diff"]
+    assert any("exp: its backward divides a difference" in f for f in rec.flags), rec.flags
+    why = rec.failures["01-elementwise-ops/check_exp"]
+    assert why == record.say("record-finite-differences", row="exp"), why  # the run's language
+    monkeypatch.setenv(i18n.ENV, "es")
+    assert "diferencias finitas" in record.say("record-finite-differences", row="exp")
+    impl = runner.load_impl(graded["course"] / "submitted" / "finite_diff" / ASSIGNMENT
+                            / course.GRADED_FILE, name="finite_diff")
+    assert runner.run(["exp"], impl, runner.GRADED_SUITES)[0].status == "pass"  # in a kernel
+
+
+def test_a_link_in_the_hand_in_is_not_followed(graded):
+    """tensor.py handed in as a symbolic link to the reference: the snapshot leaves it out."""
+    assert _total(graded, "symlinked")[0] == 0
+    assert "no minitorch/tensor.py" in graded["records"]["symlinked"].problem
+
+
+@pytest.mark.parametrize("student", ["walk_up", "patch_import", "dir_fd", "mygrad_by_path",
+                                     "oracle_caller"])
 def test_the_trick_works_outside_the_worker(graded, student):
     """In an ordinary process (a notebook's kernel, make check) the same tensor.py passes:
     the record's zero is the sandbox's doing, not a broken trick."""
     impl = runner.load_impl(graded["course"] / "submitted" / student / ASSIGNMENT
                             / course.GRADED_FILE, name=student)
-    if student == "walk_up":
+    if student in ("walk_up", "dir_fd", "mygrad_by_path"):
         assert runner.run(["add"], impl, runner.GRADED_SUITES)[0].status == "pass"
+    elif student == "oracle_caller":
+        assert runner.run(["unbroadcast"], impl, ("engine",))[0].status == "pass"
     else:
         from minitorch_course import grading
         assert grading.check_ops("add") is None  # patched away: "passes" without an engine
@@ -527,7 +707,8 @@ def test_quiz_answers_are_data(graded):
 
 
 def test_the_record_takes_little_time(graded):
-    """16 submissions in one call; the setup (generate_assignment, copies) apart."""
+    """Every submission in one call, each worker in its own sandbox; the setup
+    (generate_assignment, copies) apart: under 10 s a submission on average."""
     print(f"record of {len(graded['names'])} submissions: {TIMES['record']:.0f} s "
           f"(setup {TIMES['setup']:.0f} s, load {os.getloadavg()[0]:.1f})")
-    assert TIMES["record"] < 150, TIMES
+    assert TIMES["record"] < 10 * len(graded["names"]), TIMES

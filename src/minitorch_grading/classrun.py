@@ -3,16 +3,27 @@
     python -m minitorch_grading.classrun autograde [--course-dir DIR] [--budget 60] [--force]
     python -m minitorch_grading.classrun export [--course-dir DIR]
 
-``autograde`` runs ``nbgrader autograde fase08 --student ID`` once per learner of
-``submitted/`` (one nbgrader process each), so one broken submission never stops the class:
+``autograde`` grades each learner of ``submitted/`` in a job of their own
+(``minitorch_grading.job``), so one broken submission never stops the class and no submission
+can touch anything but its own copy:
+
+- the submission is copied (a snapshot) before any of its code runs; everything later grades
+  that copy. ``nbgrader autograde fase08 --student ID`` runs in the OS sandbox
+  (``minitorch_grading.sandbox``: another user, no network, nothing of the machine visible but
+  the Python environment and the course's source, read-only) on a private course holding a
+  copy of the snapshot and a gradebook with no learner in it (``nbgrader_job``); the autograded
+  notebooks come back as data, checked here, and only this process writes the course's
+  gradebook. The scores of record (``minitorch_grading.record``) are then computed from the
+  same snapshot, their worker in the same kind of sandbox. Where the sandbox cannot run, the
+  class run refuses, saying why and how to fix it, unless told ``--unsafe-no-sandbox``;
 
 - before grading, each submitted notebook is compared with the gradebook's cells: a graded or
   locked cell whose ``grade_id`` was renamed or deleted, that became Markdown, or whose
   ``grade``/``solution`` flags were flipped makes nbgrader stop ("nbgrader update", "Inconsistent
   checksums") or score it 0 silently. Such a notebook is not graded: its grades are flagged
   ``needs_manual_grade`` in the gradebook, the report names it and why, and the learner's other
-  notebooks are graded in one nbgrader run over a copy of the submission without it
-  (``STAGING``; the submission itself is never touched);
+  notebooks are graded in one nbgrader run over a copy of the submission without it (the
+  submission itself is never touched);
 - a learner whose nbgrader run fails anyway is retried notebook by notebook, to grade what can be
   graded and name the notebook that fails;
 - each submission has a time budget (``--budget`` seconds for all its notebooks;
@@ -27,26 +38,25 @@ The run ends with a report (printed, and written to ``reports/autograde-<time>.{
 the course directory): who was graded, who failed and why, whose cells timed out, who needs
 manual grading. Then ``grades-by-notebook.csv`` (``export``): one row per learner, one column per
 graded notebook, the total and the quiz's pass mark (70 %), read with nbgrader's Gradebook API.
-Grading data is never deleted: without ``--force`` an already autograded submission is skipped
-(nbgrader's rule: it is regraded only if submitted again).
+Grading data is never deleted: without ``--force`` a submission the gradebook already holds is
+skipped (decided from the gradebook, never from what a job printed), unless its
+``timestamp.txt`` is newer (submitted again).
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import fnmatch
 import json
 import re
-import shutil
-import subprocess
 import sys
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from minitorch_grading import course
+from minitorch_grading import course, nbgrader_job, sandbox
+from minitorch_grading.job import Job, SubmissionTooLarge, snapshot
 
 BUDGET = 60.0  # seconds per submission (all its notebooks): see nbgrader_ext.BudgetedExecute
 NO_BUDGET = 0.0  # --budget 0: no budget (only the per-cell Execute.timeout)
@@ -178,7 +188,6 @@ class Clock:
 WALL_FACTOR = 3.0  # a submission's nbgrader is killed at 3 x budget of wall time, whatever runs
 STOPPED = re.compile(r"time budget: \S* stopped at (\S+)")  # nbgrader_ext.STOPPED_LOG
 DIED = re.compile(r"kernel died: \S* in (\S+)/(.+)$", re.M)  # nbgrader_ext.DIED_LOG
-STAGING = "classrun-staging"  # a submission's gradable notebooks, copied for one nbgrader run
 
 
 def _children_cpu() -> float:
@@ -189,84 +198,56 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _kill(pid: int) -> None:
-    """Kill nbgrader and everything it started (its kernels run in sessions of their own)."""
-    import psutil
+class Context:
+    """What one class run's jobs share: the course directory, the jobs' setup (template
+    gradebook, configuration: ``nbgrader_job.Setup``) and the learners' snapshots, in a folder
+    only the instructor reads. ``unsafe``: learner code runs without the OS sandbox."""
 
-    try:
-        procs = [psutil.Process(pid)]
-        procs += procs[0].children(recursive=True)
-    except psutil.NoSuchProcess:
-        return
-    for proc in reversed(procs):
-        try:
-            proc.kill()
-        except psutil.NoSuchProcess:
-            pass
+    def __init__(self, course_dir: Path, unsafe: bool = False):
+        if not unsafe:
+            sandbox.check()  # raises SandboxUnavailable: why, and how to fix it
+        self.course_dir = course_dir
+        self.unsafe = unsafe
+        self.setup = nbgrader_job.Setup(course_dir)
+        self.snapshots = self.setup.folder / "snapshots"
+        self.snapshots.mkdir(mode=0o700)
+        self.taken: dict[str, Path] = {}  # student -> their snapshot
 
-
-def _nbgrader(args: list[str], course_dir: Path, kill_at: float) -> tuple[int, str, bool]:
-    """``nbgrader ARGS`` (as ``course.nbgrader``), killed with its kernels at ``kill_at``:
-    (exit code, output, killed)."""
-    proc = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=course_dir,
-                            env=course.grading_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=max(kill_at - time.time(), 0.1) if kill_at else None)
-        return proc.returncode, out, False
-    except subprocess.TimeoutExpired:
-        _kill(proc.pid)
-        out, _ = proc.communicate()
-        return proc.returncode, out, True
+    def close(self) -> None:
+        self.setup.close()
 
 
-def _run(course_dir: Path, student: str, budget: float, force: bool,
-         notebook: str | None = None, clock: Clock | None = None,
-         staging: str | None = None) -> tuple[int, str]:
-    """``nbgrader autograde`` of one learner; ``budget`` <= 0: no time left (not: no budget).
-    Past ``clock.kill_at`` nbgrader is killed: exit code -9 and a line saying so."""
+def _run(ctx: Context, box: Job, student: str, budget: float,
+         notebook: str | None = None, clock: Clock | None = None) -> tuple[int, str]:
+    """``nbgrader autograde`` of one learner in their job; ``budget`` <= 0: no time left (not:
+    no budget). Past ``clock.kill_at`` the job is killed: exit code -9 and a line saying so."""
     clock = clock or Clock()
     left = max(budget, 0.001) if budget != NO_BUDGET else 0  # 0 means none to nbgrader_ext
-    args = ["autograde", course.ASSIGNMENT, "--student", student,
-            f"--BudgetedExecute.budget={left:g}"]
+    args = [f"--BudgetedExecute.budget={left:g}"]
     if clock.deadline:
         args.append(f"--BudgetedExecute.deadline={clock.deadline:.3f}")
-    if staging:
-        args.append(f"--CourseDirectory.submitted_directory={staging}")
     if notebook:
         args.append(f"--notebook={notebook}")
-    if force:
-        args.append("--force")
-    code, log, killed = _nbgrader(args, course_dir, clock.kill_at)
-    if killed:
+    wall = clock.kill_at - time.time() if clock.kill_at else NO_WALL
+    result = nbgrader_job.run_autograde(ctx.setup, box, student, args, wall)
+    log = (result.stdout + result.stderr).decode("utf-8", "replace")
+    if result.timed_out:
         log += f"\nERROR killed: the submission's time ran out ({KILLED})\n"
-    return (-9 if killed else code), log
+        return -9, log
+    return result.returncode, log
 
 
+NO_WALL = 24 * 3600.0  # --budget 0: the job still ends some day
 KILLED = f"nbgrader and its kernels were killed at {WALL_FACTOR:g} x the budget of wall time"
 
 
-def _stage(course_dir: Path, student: str, leave_out: list[str]) -> str:
-    """A copy of the submission without the notebooks nbgrader cannot grade (nbgrader stops at
-    them): ``STAGING/<student>/<assignment>`` in the course directory. The submission itself is
-    never touched."""
-    src = course_dir / "submitted" / student / course.ASSIGNMENT
-    dest = course_dir / STAGING / student / course.ASSIGNMENT
-    shutil.rmtree(dest.parent, ignore_errors=True)
-    shutil.copytree(src, dest, ignore=lambda folder, names: [
-        n for n in names if Path(folder) == src and n in {f"{m}.ipynb" for m in leave_out}])
-    return STAGING
-
-
-def _unstage(course_dir: Path, student: str) -> None:
-    shutil.rmtree(course_dir / STAGING / student, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        (course_dir / STAGING).rmdir()  # only if empty
-
-
-def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict]],
+def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
               budget: float = BUDGET, force: bool = False) -> Outcome:
-    """Autograde one learner's submission; never raises for anything the submission holds."""
+    """Autograde one learner's submission in a job of its own; never raises for anything the
+    submission holds. The submission is copied (``job.snapshot``) before anything runs; its
+    notebooks run in the OS sandbox on a copy of that snapshot; what comes back is checked
+    and written to the gradebook here (``nbgrader_job.import_results``)."""
+    course_dir = ctx.course_dir
     start, cpu = time.monotonic(), _children_cpu()
     out = Outcome(student)
     folder = course_dir / "submitted" / student / course.ASSIGNMENT
@@ -274,55 +255,64 @@ def grade_one(course_dir: Path, student: str, expected: dict[str, dict[str, dict
         out.status = "failed"
         out.problems.append(f"no {course.ASSIGNMENT}/ folder in submitted/{student}/")
         return out
-    present = sorted(p.stem for p in folder.glob("*.ipynb") if p.stem in expected)
+    if not force and nbgrader_job.graded_before(course_dir, student, folder):
+        out.status = "skipped"  # decided from the gradebook, never from a job's output
+        out.scores = notebook_scores(course_dir, student)
+        return out
+    snap = ctx.snapshots / student
+    try:
+        left_out = snapshot(folder, snap)
+    except (SubmissionTooLarge, OSError) as err:
+        out.status = "failed"
+        out.problems.append(f"the submission could not be copied: {err}")
+        return out
+    ctx.taken[student] = snap
+    if left_out:
+        out.problems.append("not graded (links or special files): " + ", ".join(left_out[:5]))
+    present = sorted(p.stem for p in snap.glob("*.ipynb") if p.stem in expected)
     for name in present:
-        why = malformed(folder / f"{name}.ipynb", expected[name])
+        why = malformed(snap / f"{name}.ipynb", expected[name])
         if why:
             out.manual[name] = why
-    if not (folder / course.GRADED_FILE).is_file():
+    if not (snap / course.GRADED_FILE).is_file():
         out.problems.append(f"no {course.GRADED_FILE} in the submission")
-    failed = False
     clock = Clock.start(budget)
     gradable = [n for n in present if n not in out.manual]
-    if not out.manual or gradable:  # one nbgrader run; without the notebooks it stops at
-        try:
-            staging = _stage(course_dir, student, list(out.manual)) if out.manual else None
-            code, log = _run(course_dir, student, budget, force, clock=clock, staging=staging)
-        finally:
-            _unstage(course_dir, student)
-        out.spent = spent(log)
-        out.stopped = bool(STOPPED.search(log))
-        _kernel_died(log, out)
-        if "Skipping existing assignment" in log:
-            out.status = "skipped"
-        if code == -9:
-            out.killed = True
-            _flag_unfinished(course_dir, student, gradable, out)
-        elif code != 0:
-            failed = True
-            out.problems.extend(_errors(log) or [f"nbgrader exited with {code}"])
-    if failed:  # grade what can be graded, notebook by notebook
-        _grade_notebooks(course_dir, student, present, out, budget, force, clock)
+    if gradable:  # one nbgrader run, without the notebooks it stops at
+        with nbgrader_job.new_job(ctx.setup, snap, student, list(out.manual),
+                                  ctx.unsafe) as box:
+            code, log = _run(ctx, box, student, budget, clock=clock)
+            out.spent = spent(log)
+            out.stopped = bool(STOPPED.search(log))
+            _kernel_died(log, out)
+            if code == -9:
+                out.killed = True
+            elif code != 0:  # grade what can be graded, notebook by notebook
+                out.problems.extend(_errors(log) or [f"nbgrader exited with {code}"])
+                _grade_notebooks(ctx, box, student, gradable, out, budget, clock)
+            returned = [n for n in gradable if n not in out.manual]
+            for name, why in nbgrader_job.import_results(course_dir, box, student, returned,
+                                                         snap).items():
+                out.manual.setdefault(name, f"not graded: {KILLED}" if out.killed else why)
     for name in out.manual:
         flag_for_manual_grading(course_dir, student, name)
     out.timed_out, out.stopped_at = timed_out_cells(course_dir, student)
     out.scores = notebook_scores(course_dir, student)
     out.seconds = round(time.monotonic() - start, 1)
     out.cpu = round(_children_cpu() - cpu, 1)
-    if out.status != "skipped":
-        graded = [n for n in present if n not in out.manual]
-        if out.manual and graded:
-            out.status = "partly graded"
-        elif out.manual or (out.problems and not out.scores):
-            out.status = "failed"
+    graded = [n for n in present if n not in out.manual]
+    if out.manual and graded:
+        out.status = "partly graded"
+    elif out.manual or (out.problems and not out.scores):
+        out.status = "failed"
     return out
 
 
-def _grade_notebooks(course_dir: Path, student: str, present: list[str], out: Outcome,
-                     budget: float, force: bool, clock: Clock | None = None) -> None:
+def _grade_notebooks(ctx: Context, box: Job, student: str, names: list[str], out: Outcome,
+                     budget: float, clock: Clock | None = None) -> None:
     """Notebook by notebook, one budget: what nbgrader cannot grade goes to ``out.manual``.
     After a stopped cell the next notebooks get no time (their cells are marked timed out)."""
-    for name in present:
+    for name in names:
         if name in out.manual:
             continue
         left = budget - out.spent if budget != NO_BUDGET else NO_BUDGET
@@ -331,7 +321,7 @@ def _grade_notebooks(course_dir: Path, student: str, present: list[str], out: Ou
         if out.killed:
             out.manual[name] = f"not graded: {KILLED}"
             continue
-        code, log = _run(course_dir, student, left, force, notebook=name, clock=clock)
+        code, log = _run(ctx, box, student, left, notebook=name, clock=clock)
         out.spent += spent(log)
         out.stopped = out.stopped or bool(STOPPED.search(log))
         _kernel_died(log, out)
@@ -349,23 +339,6 @@ def _kernel_died(log: str, out: Outcome) -> None:
     for notebook, cell in DIED.findall(log):
         out.manual.setdefault(notebook, f"the kernel died at {cell.strip()} (os._exit, a crash): "
                                         "the cells after it were not run")
-
-
-def _flag_unfinished(course_dir: Path, student: str, names: list[str], out: Outcome) -> None:
-    """After nbgrader was killed: the handed-in notebooks it had not scored need a human."""
-    from nbgrader.api import MissingEntry
-
-    with _gradebook(course_dir) as gb:
-        for name in names:
-            try:
-                nb = gb.find_submission_notebook(name, course.ASSIGNMENT, student)
-            except MissingEntry:
-                unfinished = True
-            else:
-                unfinished = any(g.auto_score is None and g.manual_score is None
-                                 for g in nb.grades)
-            if unfinished:
-                out.manual[name] = f"not graded: {KILLED}"
 
 
 def timed_out_cells(course_dir: Path, student: str) -> tuple[dict[str, int], str]:
@@ -412,8 +385,18 @@ def students(course_dir: Path, pattern: str = "*") -> list[str]:
 
 
 def class_run(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
-              force: bool = False, log=print) -> list[Outcome]:
-    """Grade every learner of ``submitted/`` one by one; returns what happened to each."""
+              force: bool = False, log=print, ctx: Context | None = None,
+              unsafe: bool = False) -> list[Outcome]:
+    """Grade every learner of ``submitted/`` one by one, each in a job of their own; returns
+    what happened to each. ``ctx``: the run's shared setup (made and removed here if None;
+    the caller that passes one keeps the snapshots for the scores of record)."""
+    if ctx is None:
+        ctx = Context(course_dir.expanduser().resolve(), unsafe)
+        try:
+            return class_run(course_dir, budget, pattern, force, log, ctx)
+        finally:
+            ctx.close()
+    course_dir = ctx.course_dir
     if not (course_dir / "gradebook.db").is_file():
         raise SystemExit(f"no gradebook in {course_dir}: run `nbgrader generate_assignment "
                          f"{course.ASSIGNMENT}` there first (docs/INSTRUCTOR.md)")
@@ -424,7 +407,7 @@ def class_run(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
                          + (f" matching {pattern!r}" if pattern != "*" else ""))
     outcomes = []
     for i, student in enumerate(learners, 1):
-        outcome = grade_one(course_dir, student, expected, budget=budget, force=force)
+        outcome = grade_one(ctx, student, expected, budget=budget, force=force)
         outcomes.append(outcome)
         log(f"[{i}/{len(learners)}] {student}: {outcome.status} in {outcome.seconds:.0f} s "
             f"({outcome.cpu:.0f} s CPU)"
@@ -541,12 +524,65 @@ def export(course_dir: Path, path: Path | None = None) -> Path:
     return path
 
 
+# ---------------------------------------------------------------- what the grader wrote
+LEDGER = "gradebook-ledger.json"  # in reports/: every auto score a class run wrote
+
+
+def write_ledger(course_dir: Path, learners: list[str]) -> Path:
+    """Record, per learner this run graded, the auto score of every cell as the class run left
+    it in the gradebook (``reports/gradebook-ledger.json``; earlier learners kept)."""
+    from nbgrader.api import MissingEntry
+
+    path = course_dir / REPORTS / LEDGER
+    path.parent.mkdir(exist_ok=True)
+    data = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    with _gradebook(course_dir) as gb:
+        for student in learners:
+            try:
+                submission = gb.find_submission(course.ASSIGNMENT, student)
+            except MissingEntry:
+                continue
+            data[student] = {f"{nb.name}/{g.name}": g.auto_score
+                             for nb in submission.notebooks for g in nb.grades}
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def foreign_scores(course_dir: Path) -> list[str]:
+    """Auto scores in the gradebook that no class run wrote (the ledger disagrees), and
+    submissions no class run graded. Manual scores (formgrader) are a human's: not checked."""
+    from nbgrader.api import MissingEntry
+
+    path = course_dir / REPORTS / LEDGER
+    ledger = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+    flags = []
+    with _gradebook(course_dir) as gb:
+        for student in sorted(s.id for s in gb.students):
+            try:
+                submission = gb.find_submission(course.ASSIGNMENT, student)
+            except MissingEntry:
+                continue
+            if student not in ledger:
+                flags.append(f"{student}: in the gradebook, graded by no class run")
+                continue
+            for nb in submission.notebooks:
+                for grade in nb.grades:
+                    key = f"{nb.name}/{grade.name}"
+                    wrote = ledger[student].get(key)
+                    if grade.auto_score != wrote:
+                        flags.append(f"{student} {key}: auto score {grade.auto_score} in the "
+                                     f"gradebook, the class run wrote {wrote}")
+    return flags
+
+
 # ---------------------------------------------------------------- command line
-def of_record(course_dir: Path, outcomes: list[Outcome],
-              seed: int | None = None) -> Path | None:
+def of_record(course_dir: Path, outcomes: list[Outcome], seed: int | None = None,
+              snapshots: dict[str, Path] | None = None, unsafe: bool = False) -> Path | None:
     """The scores of record (``minitorch_grading.record``: graded outside the learners'
-    kernels, with its own time budget) replace the in-kernel ones of the submissions this run
-    graded; notebooks flagged for manual grading stay flagged. Returns the record's report."""
+    kernels, in the OS sandbox, with its own time budget) replace the in-kernel ones of the
+    submissions this run graded; notebooks flagged for manual grading stay flagged. Graded
+    from ``snapshots`` (the copies taken before anything ran) when given. Returns the record's
+    report."""
     from minitorch_grading import record
 
     graded = [o for o in outcomes if o.status in ("graded", "partly graded")]
@@ -554,7 +590,7 @@ def of_record(course_dir: Path, outcomes: list[Outcome],
         return None
     _, records, path = record.record_class(
         course_dir, [o.student for o in graded], seed,
-        skip={o.student: set(o.manual) for o in graded})
+        skip={o.student: set(o.manual) for o in graded}, snapshots=snapshots, unsafe=unsafe)
     flags = {r.student: r.flags for r in records}
     for o in graded:
         o.scores = notebook_scores(course_dir, o.student)
@@ -563,12 +599,27 @@ def of_record(course_dir: Path, outcomes: list[Outcome],
 
 
 def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
-                      force: bool = False, seed: int | None = None) -> int:
-    """``classrun autograde``: the class run, its scores of record, the report, the export."""
+                      force: bool = False, seed: int | None = None,
+                      unsafe: bool = False) -> int:
+    """``classrun autograde``: the class run, its scores of record, the report, the export.
+    Refuses (exit message: why, how to fix) where the OS sandbox cannot run, unless
+    ``unsafe``."""
     course_dir = course_dir.expanduser().resolve()
     start = time.monotonic()
-    outcomes = class_run(course_dir, budget=budget, pattern=pattern, force=force)
-    record_report = of_record(course_dir, outcomes, seed)
+    try:
+        ctx = Context(course_dir, unsafe)
+    except sandbox.SandboxUnavailable as err:
+        raise SystemExit(f"refusing to grade: {err}") from None
+    if unsafe:
+        print("WARNING: --unsafe-no-sandbox: every learner's code runs as you, with your files "
+              "writable (docs/INSTRUCTOR.md, threat model)", file=sys.stderr)
+    try:
+        outcomes = class_run(course_dir, budget=budget, pattern=pattern, force=force, ctx=ctx)
+        record_report = of_record(course_dir, outcomes, seed, snapshots=dict(ctx.taken),
+                                  unsafe=unsafe)
+    finally:
+        ctx.close()
+    write_ledger(course_dir, [o.student for o in outcomes if o.status != "skipped"])
     path, text = write_report(course_dir, outcomes, budget, time.monotonic() - start)
     print()
     print(text, end="")
@@ -576,7 +627,13 @@ def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "
     if record_report is not None:
         print(f"record: {record_report} (seed, scores of record, flags)")
     print(f"grades: {export(course_dir)}")
+    _say_foreign(course_dir)
     return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def _say_foreign(course_dir: Path) -> None:
+    for flag in foreign_scores(course_dir):
+        print(f"FLAG not written by the class run: {flag}")
 
 
 def export_command(course_dir: Path) -> int:
@@ -585,6 +642,7 @@ def export_command(course_dir: Path) -> int:
     if not (course_dir / "gradebook.db").is_file():
         raise SystemExit(f"no gradebook in {course_dir}: nothing to export")
     print(f"grades: {export(course_dir)}")
+    _say_foreign(course_dir)
     return 0
 
 
@@ -609,11 +667,14 @@ def main(argv: list[str] | None = None) -> int:
                              help="regrade submissions already autograded")
             cmd.add_argument("--seed", type=int, default=None,
                              help="the grading seed of the inputs' values (default: chosen now)")
+            cmd.add_argument("--unsafe-no-sandbox", action="store_true",
+                             help="run learner code WITHOUT the OS sandbox, as you (never for "
+                                  "a real class: docs/INSTRUCTOR.md)")
     args = parser.parse_args(argv)
     if args.command == "export":
         return export_command(args.course_dir)
     return autograde_command(args.course_dir, budget=args.budget, pattern=args.student,
-                             force=args.force, seed=args.seed)
+                             force=args.force, seed=args.seed, unsafe=args.unsafe_no_sandbox)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,6 @@ import os
 import re
 import secrets
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -64,7 +63,8 @@ from minitorch_course.outcomes import (
     RowReport,
 )
 from minitorch_course.worker import main as worker
-from minitorch_grading import course
+from minitorch_grading import course, derivatives, sandbox
+from minitorch_grading.job import Job
 
 SRC = Path(__file__).resolve().parents[1]  # src/: the course-provided packages
 REPORTS = "reports"
@@ -90,7 +90,11 @@ TEXT = {  # learner-facing feedback: English ids, shown in the course's language
     "record-header": N_("Score of record (computed outside your kernel, seed {seed}; "
                         "`{command} --seed {seed}` repeats these cases)"),
     "record-cell": N_("- {cell}: {score:g}/{points:g}"),
+    "record-finite-differences": N_("{row}: its backward evaluates the forward at shifted "
+                                    "inputs (finite differences) instead of computing the "
+                                    "derivative: write the derivative"),
 }
+DERIVATIVE_SUITES = ("backward", "broadcast", "gradcheck", "property")  # what FD would fake
 
 
 def say(key: str, **params) -> str:
@@ -232,6 +236,8 @@ class Plan:
     # (row, suite) -> task ids; property: row -> task ids
     by_suite: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     engine: dict[str, list[dict]] = field(default_factory=dict)  # the reference's cases
+    # rows the worker runs from inputs sent as data (REPLAYED): row -> [{label, grad, shape}]
+    inputs: dict[str, list[dict]] = field(default_factory=dict)
     solutions: dict[str, dict] = field(default_factory=dict)  # notebook -> solution values
 
     def add(self, row: str, suite: str, case: Case, arrays, gradcheck: bool) -> None:
@@ -278,12 +284,89 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
         reference, _ = runner.load("reference")
         with runner.using(reference):
             for row in engine_rows:
-                cases = worker.run_engine(row, _engine_checks(), seed)
+                if row in REPLAYED:
+                    out.inputs[row] = _recorded_inputs(row, reference, seed)
+                    cases = worker.run_unbroadcast(out.inputs[row], reference)
+                else:
+                    cases = worker.run_engine(row, _engine_checks(), seed)
                 # as the worker's answer will arrive: through the same encoding
                 out.engine[row] = worker.decode(json.loads(json.dumps(
                     worker.encode_results({"cases": cases}))))["cases"]
         _engine_checks().SEED = 0
     return out
+
+
+# Engine rows whose cases hold an oracle (``engine_checks._sum_to``: the right reverse
+# broadcasting) the worker must not carry: their inputs are recorded here and sent as data,
+# the worker only calls the learner's function on them (``worker.run_unbroadcast``), and the
+# course's own case is replayed here on what it returned, for the diagnosis (``replayed``).
+REPLAYED = ("unbroadcast",)
+ORACLES = ("_sum_to",)  # functions of engine_checks emptied in the worker's copy
+
+
+def _recorded_inputs(row: str, reference, seed: int) -> list[dict]:
+    """The inputs the course's cases of ``row`` give the implementation, in order."""
+    import types
+
+    checks = _engine_checks()
+    checks.SEED = seed
+    seen: list[dict] = []
+    recorder = types.ModuleType("minitorch_recorder")
+
+    def unbroadcast(grad, shape):
+        seen.append({"grad": np.array(grad, dtype=np.float64, copy=True),
+                     "shape": tuple(shape)})
+        return reference.unbroadcast(grad, shape)
+
+    recorder.unbroadcast = unbroadcast
+    recorder.Tensor = reference.Tensor
+    with runner.using(recorder):
+        for case in checks.CHECKS[row]():
+            before = len(seen)
+            case()
+            for entry in seen[before:]:
+                entry["label"] = getattr(case, "__name__", "case").replace("_", " ")
+    checks.SEED = 0
+    return seen
+
+
+def replayed(row: str, plan_: Plan, answer) -> tuple[Fact, Diagnosis] | None:
+    """The course's own case replayed here on what the learner's function returned (its
+    output, whether it changed its input, its exception): the first failure's fact and
+    diagnosis, as the notebook would show them; None if every case passes."""
+    import types
+
+    if not isinstance(answer, list):
+        return None
+    checks = _engine_checks()
+    checks.SEED = plan_.seed
+    calls = iter(answer)
+    fake = types.ModuleType("minitorch_replay")
+
+    def unbroadcast(grad, shape):
+        entry = next(calls, None) or {}
+        if entry.get("error"):
+            err, _ = _surrogate(entry["error"])
+            raise err
+        observed = dict((o[0], o[1]) for o in entry.get("observed") or [] if len(o) == 2)
+        if observed.get("unbroadcast_kept_input") is False:
+            grad += 1.0  # as the learner's function did: the input changed
+        return observed.get("unbroadcast")
+
+    fake.unbroadcast = unbroadcast
+    try:
+        with runner.using(fake), op_checks.quiet():
+            for case in checks.CHECKS[row]():
+                try:
+                    case()
+                except CheckFailed as err:
+                    return err.fact, err.diagnosis
+                except Exception as err:  # noqa: BLE001 - the learner's exception, replayed
+                    return Fact("crashed", {"row": row, "error": type(err).__name__}), \
+                        Diagnosis("crash")
+    finally:
+        checks.SEED = 0
+    return None
 
 
 def _engine_checks():
@@ -298,10 +381,11 @@ def _numpy_roots() -> list[str]:
     return [str(p) for p in (folder, folder.parent / "numpy.libs") if p.exists()]
 
 
-def worker_folder(tensor_file: Path) -> Path:
-    """A fresh folder holding the submission's tensor.py, the course-provided modules (from
-    this checkout, never from the submission) and links to NumPy; nothing else."""
-    folder = Path(tempfile.mkdtemp(prefix="minitorch-grade-")).resolve()
+def worker_folder(tensor_file: Path, folder: Path | None = None) -> Path:
+    """A folder (``folder``, or a fresh one) holding the submission's tensor.py, the
+    course-provided modules (from this checkout, never from the submission) and links to
+    NumPy; nothing else."""
+    folder = (folder or Path(tempfile.mkdtemp(prefix="minitorch-grade-"))).resolve()
     if folder.is_relative_to(runner.ROOT):
         raise RuntimeError(f"the grading folder {folder} lies inside the repository")
     pkg = folder / "minitorch"
@@ -314,6 +398,8 @@ def worker_folder(tensor_file: Path) -> Path:
     # runs its worker/ subpackage
     shutil.copytree(SRC / "minitorch_course", folder / "minitorch_course",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    checks = folder / "minitorch_course" / "engine_checks.py"
+    checks.write_text(without_oracles(checks.read_text("utf-8")), encoding="utf-8")
     lib = folder / "lib"
     lib.mkdir()
     for root in _numpy_roots():
@@ -321,15 +407,25 @@ def worker_folder(tensor_file: Path) -> Path:
     return folder
 
 
+def without_oracles(source: str) -> str:
+    """engine_checks' source with the bodies of :data:`ORACLES` replaced by a raise: the
+    worker's copy computes no expected value a tensor.py could call."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    found = [node for node in tree.body
+             if isinstance(node, ast.FunctionDef) and node.name in ORACLES]
+    if len(found) != len(ORACLES):
+        raise RuntimeError(f"engine_checks lost one of {ORACLES}: update record.ORACLES")
+    for node in sorted(found, key=lambda n: n.lineno, reverse=True):
+        start = node.body[0].lineno - 1
+        indent = " " * node.body[0].col_offset
+        lines[start:node.end_lineno] = [
+            f'{indent}raise RuntimeError("not in the grading worker: the instructor judges")\n']
+    return "".join(lines)
+
+
 ANSWER_BYTES = 64 * 2**20  # a whole class's answer is a few MB
 FILE_BYTES = 128 * 2**20  # what the worker may write to its stdout/stderr files at most
-
-
-def _limits() -> None:
-    """In the worker, before it starts: no file (its stdout, its stderr) beyond FILE_BYTES."""
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES, FILE_BYTES))
 
 
 def _stdlib() -> list[str]:
@@ -344,35 +440,38 @@ class WorkerRun:
     seconds: float = 0.0
     problem: str = ""  # the worker failed: timed out, crashed, answered garbage
     stderr: str = ""
+    streamed: list[str] = field(default_factory=list)  # refusals, as written on stderr
 
 
 DIED = "the worker gave no answer"
 
 
 def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
-               budget: float = BUDGET) -> WorkerRun:
+               budget: float = BUDGET, unsafe: bool = False) -> WorkerRun:
     """Run the submission's tensor.py on every task in a guarded worker; its raw answers.
 
     A worker that dies without answering (``os._exit``, a crash in C code) is run again one
     row at a time, within what is left of ``budget``: the row it died in scores nothing, the
     others are graded (one bad op must not cost the whole record)."""
-    tasks = [{"kind": "engine", "row": row} for row in plan_.engine]  # lab 00 first
+    tasks = [{"kind": "engine", "row": row, "inputs": plan_.inputs.get(row)}
+             for row in plan_.engine]  # lab 00 first
     tasks += [t.job() for t in plan_.tasks if not t.error]
-    out = _run_tasks(tensor_file, tasks, plan_.seed, wall, budget)
+    out = _run_tasks(tensor_file, tasks, plan_.seed, wall, budget, unsafe)
     if not out.problem.startswith(DIED):
         return out
     rows: dict[str, list[dict]] = {}
     for task in tasks:
         rows.setdefault(task["row"], []).append(task)
     merged: dict = {"tasks": [], "engine": {}, "refused": [], "denied": [], "timed_out": []}
-    died, spent, detail = [], out.seconds, ""
+    died, spent, detail, streamed = [], out.seconds, "", list(out.streamed)
     for row, group in rows.items():
         left = budget - spent
         if left <= 0:
             merged["timed_out"].append(row)
             continue
-        part = _run_tasks(tensor_file, group, plan_.seed, min(wall, left + 30), left)
+        part = _run_tasks(tensor_file, group, plan_.seed, min(wall, left + 30), left, unsafe)
         spent += part.seconds
+        streamed += part.streamed
         if part.problem:
             died.append(row)
             detail = detail or part.problem
@@ -390,46 +489,67 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
                               if 0 < len(died) < len(rows) else
                               f"the worker died in every row ({detail}): at import?"
                               if died else ""),
-                     stderr=out.stderr)
+                     stderr=out.stderr, streamed=list(dict.fromkeys(streamed)))
 
 
 def _run_tasks(tensor_file: Path, tasks: list[dict], seed: int, wall: float,
-               budget: float) -> WorkerRun:
-    """One guarded worker process over ``tasks``."""
-    folder = worker_folder(tensor_file)
-    job = {"folder": str(folder), "stdlib": _stdlib(), "numpy": _numpy_roots(),
-           "seed": seed, "tasks": worker.encode(tasks), "budget": budget,
-           "task_seconds": min(TASK_SECONDS, budget)}
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(folder), "LANG": "C.UTF-8",
-           "MINITORCH_LANG": "en",  # the worker answers with data; no catalog to read
-           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+               budget: float, unsafe: bool = False) -> WorkerRun:
+    """One worker process over ``tasks``, in its own job: the OS sandbox
+    (``minitorch_grading.sandbox``: another user, no network, only its folder, NumPy and the
+    standard library visible; the audit hook is a second layer), unless ``unsafe``."""
     start = time.monotonic()
     out = WorkerRun()
+    with Job.new(unsafe) as box:
+        worker_folder(tensor_file, box.folder)
+        job = {"folder": box.root, "stdlib": _stdlib(), "numpy": _numpy_roots(),
+               "seed": seed, "tasks": worker.encode(tasks), "budget": budget,
+               "task_seconds": min(TASK_SECONDS, budget)}
+        env = {"PATH": "/usr/bin:/bin", "HOME": box.root, "LANG": "C.UTF-8",
+               "MINITORCH_LANG": "en",  # the worker answers with data; no catalog to read
+               "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        limit = max(wall, budget + 30)
+        # the worker sees NumPy and the standard library, no other installed package (torch,
+        # mygrad...): the environment's site-packages are an empty folder but for NumPy
+        result = box.run([sys.executable, "-I", "-S", "-B",
+                          box.path("minitorch_course/worker/main.py")],
+                         env=env, stdin=json.dumps(job).encode(),
+                         limits=sandbox.Limits(wall=limit, cpu=limit, file_bytes=FILE_BYTES),
+                         read_only=[Path(r) for r in _numpy_roots()],
+                         hide=[] if unsafe else _site_packages())
+    out.stderr = result.stderr[-4000:].decode("utf-8", "replace")
+    out.streamed = refusals_in(result.stderr)
+    answer = result.stdout
     try:
-        with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
-            proc = subprocess.run([sys.executable, "-I", "-S", "-B", str(folder / "minitorch_course" / "worker" / "main.py")],
-                                  input=json.dumps(job).encode(), stdout=stdout, stderr=stderr,
-                                  cwd=folder, env=env, timeout=max(wall, budget + 30),
-                                  preexec_fn=_limits)
-            stderr.seek(max(0, stderr.tell() - 4000))
-            out.stderr = stderr.read().decode("utf-8", "replace")
-            size = stdout.tell()
-            stdout.seek(0)
-            answer = stdout.read(ANSWER_BYTES + 1)
-        if len(answer) > ANSWER_BYTES:
-            out.problem = f"the worker's answer is too large ({size} bytes)"
+        if result.timed_out:
+            out.problem = f"timed out after {limit:g} s"
+        elif len(answer) > ANSWER_BYTES:
+            out.problem = f"the worker's answer is too large ({len(answer)} bytes)"
         elif not answer.strip():
-            out.problem = f"{DIED} (exit {proc.returncode})"
+            out.problem = f"{DIED} (exit {result.returncode})"
         else:
             out.results = worker.decode(json.loads(answer))
-    except subprocess.TimeoutExpired:
-        out.problem = f"timed out after {max(wall, budget + 30):g} s"
     except Exception as err:  # noqa: BLE001 - whatever the learner's code made of the answer
         out.problem = f"unreadable answer from the worker ({type(err).__name__})"
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-        out.seconds = round(time.monotonic() - start, 1)
+    out.seconds = round(time.monotonic() - start, 1)
     return out
+
+
+def refusals_in(stderr: bytes) -> list[str]:
+    """The refusals the worker's guard wrote on stderr as they happened (the learner's code
+    may empty the worker's own lists, not what was already written)."""
+    mark = worker.REFUSED_LINE.encode()
+    found = [line[len(mark):].decode("utf-8", "replace").strip()
+             for line in stderr.splitlines() if line.startswith(mark)]
+    return list(dict.fromkeys(found))[:20]
+
+
+def _site_packages() -> list[Path]:
+    """Every site-packages folder of this environment and its base interpreter."""
+    import site
+
+    found = [*site.getsitepackages(), Path(sys.base_prefix) / "lib" /
+             f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"]
+    return list(dict.fromkeys(Path(p).resolve() for p in found if Path(p).is_dir()))
 
 
 # ---------------------------------------------------------------- judging, in this process
@@ -625,7 +745,7 @@ def judge_engine(row: str, reference: list[dict], answer) -> tuple[Outcome, str]
             isinstance(o, list) and len(o) == 2 and o[0] == w[0]
             and _same(o[1], w[1], isinstance(w[1], dict) and "parents" in w[1])
             for o, w in zip(observed, want))
-        if same and ref["status"] == "pass":
+        if same and ref["status"] in ("pass", "observed"):  # observed: a REPLAYED row's
             continue
         label = ref["label"]
         if got.get("status") == "pass":
@@ -792,6 +912,7 @@ class Record:
     flags: list[str] = field(default_factory=list)
     seconds: float = 0.0
     problem: str = ""
+    log: str = ""  # the end of the worker's stderr (what the learner's code printed)
 
     @property
     def total(self) -> tuple[float, float]:
@@ -801,8 +922,9 @@ class Record:
 
 
 def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL,
-                     budget: float = BUDGET) -> Record:
-    """The record of one submission folder (submitted/<student>/<assignment>/)."""
+                     budget: float = BUDGET, unsafe: bool = False) -> Record:
+    """The record of one submission folder: the snapshot the class run took of
+    submitted/<student>/<assignment>/ before any of its code ran (or that folder itself)."""
     rec = Record(student, plan_.seed)
     solutions = plan_.solutions
     tensor_file = folder / course.GRADED_FILE
@@ -810,8 +932,11 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
         if tensor_file.is_file() else ""
     rec.flags += scan(source) if source else []
     rec.flags += scan_notebooks(folder)
+    faked = {op: how for op, how in derivatives.finite_differences(source).items()
+             if op in BY_NAME}  # their derivative suites score nothing
+    rec.flags += [f"{op}: its backward {how} (finite differences)" for op, how in faked.items()]
     run = WorkerRun(problem=f"no {course.GRADED_FILE}") if not source \
-        else run_worker(tensor_file, plan_, wall, budget)
+        else run_worker(tensor_file, plan_, wall, budget, unsafe)
     rec.seconds, rec.problem = run.seconds, run.problem
     results = run.results if isinstance(run.results, dict) else {}
     refused = results.get("refused") or []
@@ -823,6 +948,13 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
         rec.flags.append("the grading sandbox refused: " + "; ".join(map(str, denied[:6])))
     elif "grading sandbox" in run.stderr:
         rec.flags.append("the grading sandbox refused something (see the worker's stderr)")
+    said = {str(r).replace("\n", " ")[:300] for r in denied} | {f"import {r}" for r in refused} \
+        if isinstance(denied, list) and isinstance(refused, list) else set()
+    erased = [r for r in run.streamed if r not in said]
+    if erased:  # written on stderr when refused, missing from the worker's answer
+        rec.flags.append("refused while grading, then erased from the worker's record: "
+                         + "; ".join(erased[:6]))
+    rec.log = run.stderr[-2000:]
     if results.get("timed_out"):
         rec.flags.append("ran out of time in " + ", ".join(map(str, results["timed_out"])))
     if results.get("import_error"):
@@ -852,6 +984,11 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
             outcome, flag = judge_engine(row, plan_.engine[row], engine.get(row))
             if flag:
                 rec.flags.append(flag)
+            if row in REPLAYED and outcome.status == FAIL \
+                    and outcome.fact and outcome.fact.id == "record-engine-mismatch":
+                found = replayed(row, plan_, engine.get(row))
+                if found:
+                    outcome = Outcome(row, "engine", FAIL, outcome.case, *found)
             e = ENGINE_BY_NAME[row]
             report = RowReport(row, e.lab, e.points, True, {"engine": [outcome]})
         else:
@@ -893,7 +1030,9 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
                     for row in check.rows:
                         report = row_report(row, check.suites)
                         first = report.first_problem
-                        if first is not None:
+                        if row in faked and set(check.suites) & set(DERIVATIVE_SUITES):
+                            problems.append(say("record-finite-differences", row=row))
+                        elif first is not None:
                             problems.append(f"{row}: {first.status} ({first.case})")
                 if run.problem and not answers and not engine:
                     problems.insert(0, run.problem)
@@ -976,12 +1115,17 @@ def new_seed() -> int:
 
 def record_class(course_dir: Path, students: list[str] | None = None, seed: int | None = None,
                  budget: float = BUDGET, skip: dict[str, set[str]] | None = None,
-                 log=print) -> tuple[int, list[Record], Path]:
+                 log=print, snapshots: dict[str, Path] | None = None,
+                 unsafe: bool = False) -> tuple[int, list[Record], Path]:
     """Grade every learner of ``submitted/`` (or ``students``) for the record, in one call;
     writes the gradebook, the feedback cells and ``reports/record-<time>.{txt,json}``.
     ``skip``: {student: notebooks} left alone (flagged for manual grading by the class run).
-    ``budget``: seconds of each worker's clock for all its cases."""
+    ``budget``: seconds of each worker's clock for all its cases. ``snapshots``: {student:
+    the folder the class run copied before running anything} graded instead of submitted/.
+    Each worker runs in the OS sandbox (``minitorch_grading.sandbox``); ``unsafe``: without."""
     course_dir = course_dir.expanduser().resolve()
+    if not unsafe:
+        sandbox.check()  # before planning: a missing sandbox is said at once
     seed = new_seed() if seed is None else int(seed)
     cells = graded_cells(course_dir / "source" / course.ASSIGNMENT)
     start = time.monotonic()
@@ -992,20 +1136,42 @@ def record_class(course_dir: Path, students: list[str] | None = None, seed: int 
     names = students if students is not None else sorted(
         p.name for p in submitted.iterdir() if p.is_dir()) if submitted.is_dir() else []
     records = []
-    for i, student in enumerate(names, 1):
-        folder = submitted / student / course.ASSIGNMENT
-        rec = grade_submission(folder, student, plan_, WALL, budget)
-        for notebook in (skip or {}).get(student, set()):
-            rec.cells.pop(notebook, None)
-        if (course_dir / "gradebook.db").is_file():
-            rec.flags += write_gradebook(course_dir, rec)
-            annotate_feedback(course_dir, rec)
-        got, most = rec.total
-        log(f"[{i}/{len(names)}] {student}: record {got:g}/{most:g} in {rec.seconds:.0f} s"
-            + (f"; FLAGGED: {'; '.join(rec.flags)}" if rec.flags else ""))
-        records.append(rec)
+    with tempfile.TemporaryDirectory(prefix="minitorch-record-") as taken:
+        for i, student in enumerate(names, 1):
+            folder = (snapshots or {}).get(student) or _snapshot(
+                submitted / student / course.ASSIGNMENT, Path(taken) / student)
+            rec = grade_submission(folder, student, plan_, WALL, budget, unsafe)
+            _record_one(course_dir, rec, skip, i, len(names), log)
+            records.append(rec)
     path = write_report(course_dir, seed, records, time.monotonic() - start)
     return seed, records, path
+
+
+def _snapshot(folder: Path, dest: Path) -> Path:
+    """A copy of a submission folder without links (``job.snapshot``); an unreadable one
+    grades as missing."""
+    from minitorch_grading.job import snapshot
+
+    try:
+        snapshot(folder, dest)
+    except (OSError, RuntimeError):
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True, exist_ok=True)
+    return dest
+
+
+def _record_one(course_dir: Path, rec: Record, skip: dict[str, set[str]] | None, i: int,
+                count: int, log) -> None:
+    """Write one learner's record into the gradebook and the feedback, and say it."""
+    student = rec.student
+    for notebook in (skip or {}).get(student, set()):
+        rec.cells.pop(notebook, None)
+    if (course_dir / "gradebook.db").is_file():
+        rec.flags += write_gradebook(course_dir, rec)
+        annotate_feedback(course_dir, rec)
+    got, most = rec.total
+    log(f"[{i}/{count}] {student}: record {got:g}/{most:g} in {rec.seconds:.0f} s"
+        + (f"; FLAGGED: {'; '.join(rec.flags)}" if rec.flags else ""))
 
 
 def report_text(seed: int, records: list[Record], seconds: float) -> str:
@@ -1043,8 +1209,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--course-dir", type=Path, default=course.COURSE_DIR)
     parser.add_argument("--seed", type=int, default=None, help="default: chosen now")
     parser.add_argument("--student", action="append", help="only these learners")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run learner code without the OS sandbox (never for a real class)")
     args = parser.parse_args(argv)
-    seed, records, path = record_class(args.course_dir, args.student, args.seed)
+    try:
+        seed, records, path = record_class(args.course_dir, args.student, args.seed,
+                                           unsafe=args.unsafe_no_sandbox)
+    except sandbox.SandboxUnavailable as err:
+        raise SystemExit(f"refusing to grade: {err}") from None
     print(report_text(seed, records, 0.0), end="")
     print(f"report: {path}")
     return 0

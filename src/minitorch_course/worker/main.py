@@ -38,11 +38,12 @@ import warnings
 # Autograd (and array-with-autograd) libraries a tensor.py must not use: the point of the
 # course is to write the engine. Imported from the worker they are refused and reported.
 AUTOGRAD = ("torch", "jax", "jaxlib", "tensorflow", "autograd", "mxnet", "paddle", "chainer",
-            "theano", "tinygrad", "micrograd", "mlx", "minitorch_reference")
+            "theano", "tinygrad", "micrograd", "mygrad", "mlx", "minitorch_reference")
 # Modules that would let learner code escape the guard: processes, foreign functions.
 ESCAPES = ("subprocess", "_posixsubprocess", "ctypes", "_ctypes", "cffi", "multiprocessing",
            "_multiprocessing", "pty", "socket", "_socket")
 GRADCHECK = None  # minitorch.gradcheck, a private copy loaded after the learner's code (main)
+REFUSED_LINE = "grading sandbox refused: "  # a refusal, on stderr as it happens
 DENIED_EVENTS = (
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
     "os.forkpty", "os.startfile", "os.kill", "os.killpg", "pty.spawn", "ctypes.dlopen",
@@ -66,10 +67,20 @@ def guard(roots: list[str], report: list, denials: list) -> None:
     _isinstance, _str, _bytes, _int, _len = isinstance, str, bytes, int, len
     _append, _deny = report.append, denials.append
     _perm, _imperr = PermissionError, ImportError
+    _write, _encode = os.write, str.encode
+
+    def stream(what: str) -> None:
+        """Each refusal also goes to stderr as it happens (REFUSED_LINE): the instructor reads
+        it from outside, where emptying ``report``/``denials`` cannot reach."""
+        try:
+            _write(2, _encode(REFUSED_LINE + what.replace("\n", " ")[:300] + "\n"))
+        except OSError:
+            pass
 
     def refuse(what: str) -> PermissionError:
         if _len(denials) < 20:
             _deny(what)
+            stream(what)
         return _perm(f"grading sandbox: {what} is not allowed")
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
     autograd, escapes, denied = frozenset(AUTOGRAD), frozenset(ESCAPES), frozenset(DENIED_EVENTS)
@@ -143,6 +154,7 @@ def guard(roots: list[str], report: list, denials: list) -> None:
             top = _str(args[0]).split(".")[0]
             if top in autograd:
                 _append(top)
+                stream(f"import {top}")
                 raise _imperr(f"grading sandbox: '{top}' is not allowed in tensor.py "
                               "(write the engine yourself)")
             if top in escapes:  # not recorded: NumPy itself tries ctypes, and copes
@@ -349,6 +361,28 @@ def run_engine(name: str, engine_checks, seed: int) -> list[dict]:
     return cases_out
 
 
+def run_unbroadcast(cases: list[dict], impl) -> list[dict]:
+    """The learner's ``unbroadcast`` on inputs the instructor drew: what it returned and
+    whether it left its input alone, per case; no verdict (the worker holds no oracle)."""
+    import numpy as np
+
+    out = []
+    for case in cases:
+        grad = np.array(case["grad"], dtype=np.float64, copy=True)
+        before = grad.copy()
+        entry: dict = {"label": case.get("label", ""), "status": "observed"}
+        try:
+            got = impl.unbroadcast(grad, tuple(case["shape"]))
+            entry["observed"] = [["unbroadcast_kept_input", bool(np.array_equal(grad, before))],
+                                 ["unbroadcast", _observation(got)]]
+        except TaskTimeout:
+            raise
+        except BaseException as err:  # noqa: BLE001 - anything the learner's code raises
+            entry.update(status="error", observed=[], error=_error(err, "engine"))
+        out.append(entry)
+    return out
+
+
 def _observation(value):
     """An engine observation as sendable data (an array, a list of names, a bool, a number)."""
     import numpy as np
@@ -424,7 +458,9 @@ def main() -> None:
                 continue
             signal.setitimer(signal.ITIMER_REAL, min(left, float(job["task_seconds"])))
             try:
-                if task["kind"] == "engine":
+                if task["kind"] == "engine" and task.get("inputs") is not None:
+                    results["engine"][task["row"]] = run_unbroadcast(task["inputs"], impl)
+                elif task["kind"] == "engine":
                     results["engine"][task["row"]] = run_engine(task["row"], engine_checks,
                                                                  int(job["seed"]))
                 else:

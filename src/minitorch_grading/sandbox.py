@@ -1,0 +1,247 @@
+"""An operating-system sandbox around one command: learner code never runs as the instructor.
+
+Instructor tooling (never ships). Everything that executes a submission's code (nbgrader's
+execution of its notebooks, the scores-of-record worker, later the learner's own tests) runs
+through :func:`run`, which wraps the command in bubblewrap (``bwrap``, the Debian package
+``bubblewrap``; the sandbox Flatpak is built on): a maintained, small, setuid-free tool that
+only sets up Linux namespaces, so it needs no daemon and no image, unlike a container engine.
+
+What the command gets:
+
+- its own mount namespace: the root is empty; the system's ``/usr`` (with ``/lib``, ``/bin``
+  links), the Python environment (``sys.prefix``) and the base interpreter
+  (``sys.base_prefix``) and any extra folder the caller names are bound READ-ONLY; one private
+  folder (the job's copy) is bound read-write at ``/job``; ``/tmp`` is an empty tmpfs;
+  nothing else of the file system exists there (not the repository, the course directory,
+  the gradebook, other learners, the instructor's home);
+- no network (its own network namespace: only a loopback, which a Jupyter kernel needs to talk
+  to its client), its own PID, IPC and UTS namespaces, a new session (no terminal);
+- another user: when the grader runs as root, the command is started as ``nobody`` (uid
+  65534) with every capability dropped (``setpriv``); run as an ordinary user, bubblewrap's
+  user namespace keeps it in the instructor's uid but inside the mount namespace above;
+- limits: a wall-clock deadline (the whole process tree is killed: bubblewrap is PID 1 of
+  the namespace and dies with its parent, and the kernel kills every process of a PID
+  namespace when its first process ends), CPU seconds, file size, open files, processes
+  and, optionally, a data-segment size (``RLIMIT_AS`` breaks OpenBLAS's and torch's imports,
+  which reserve address space they never touch: see :data:`DATA_BYTES`).
+
+If bubblewrap is missing or cannot create namespaces, :func:`check` raises
+:class:`SandboxUnavailable` with the reason and the fix; nothing is ever run unsandboxed unless
+the caller asks for it by name (``classrun autograde --unsafe-no-sandbox``).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+JOB = "/job"  # where the private folder is seen from inside the sandbox
+NOBODY = 65534  # the uid/gid learner code runs as when the grader is root
+FIX = ("install bubblewrap (`make system-deps`, or `sudo apt-get install bubblewrap`) and "
+       "allow unprivileged user namespaces (`sudo sysctl kernel.unprivileged_userns_clone=1`; "
+       "on Ubuntu 24.04 also `sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0`); "
+       "in a container, run it with --privileged or --security-opt seccomp=unconfined. "
+       "Grading without a sandbox runs every learner's code as you "
+       "(`--unsafe-no-sandbox`, never for a real class)")
+# Bytes of data segment (heap and private mappings) a sandboxed process may hold. RLIMIT_AS
+# (address space) cannot be used: OpenBLAS and torch reserve gigabytes they never touch, and
+# their imports fail under any useful RLIMIT_AS; RLIMIT_DATA counts what is actually mapped
+# writable and private, so 6 GB lets torch import and stops a runaway allocation.
+DATA_BYTES = 6 * 2**30
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot run here: the message says why and how to fix it."""
+
+
+@dataclass
+class Limits:
+    """What one sandboxed command may use (``None``: no limit of that kind)."""
+
+    wall: float = 120.0  # seconds of wall time, then the whole tree is killed
+    cpu: float | None = None  # CPU seconds of each process (RLIMIT_CPU)
+    file_bytes: int = 256 * 2**20  # largest file it may write (RLIMIT_FSIZE)
+    open_files: int = 1024  # RLIMIT_NOFILE
+    processes: int | None = 2048  # RLIMIT_NPROC (threads count), enforced for NOBODY only
+    data_bytes: int | None = DATA_BYTES  # RLIMIT_DATA
+
+
+@dataclass
+class Result:
+    """What a sandboxed command did: its exit status and output, never a verdict."""
+
+    returncode: int
+    stdout: bytes = b""
+    stderr: bytes = b""
+    seconds: float = 0.0
+    timed_out: bool = False
+    argv: list[str] = field(default_factory=list)
+
+
+def bwrap() -> str | None:
+    """The bubblewrap executable, or None."""
+    return shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin:" + os.environ.get("PATH", ""))
+
+
+_CHECKED: list[str] = []
+
+
+def check() -> None:
+    """Raise :class:`SandboxUnavailable` (why, and how to fix it) unless a trivial command runs
+    in the sandbox exactly as :func:`run` would start it."""
+    if _CHECKED:
+        return
+    if bwrap() is None:
+        raise SandboxUnavailable(f"bubblewrap (bwrap) is not installed: {FIX}")
+    with tempfile.TemporaryDirectory(prefix="minitorch-sandbox-check-") as tmp:
+        result = run(["/bin/sh", "-c", "id -u"], Path(tmp), limits=Limits(wall=30))
+    if result.returncode != 0:
+        why = result.stderr.decode("utf-8", "replace").strip()[-500:]
+        raise SandboxUnavailable(f"bubblewrap cannot create its namespaces here ({why}): {FIX}")
+    if os.geteuid() == 0 and result.stdout.strip() != str(NOBODY).encode():
+        raise SandboxUnavailable(f"the sandbox did not switch to uid {NOBODY} "
+                                 f"(it ran as {result.stdout.strip()!r}): {FIX}")
+    _CHECKED.append("ok")
+
+
+def python_roots() -> list[Path]:
+    """The Python environment and its base interpreter (bound read-only at the same paths:
+    the environment's ``python`` is a link to the base interpreter)."""
+    roots = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
+    return list(dict.fromkeys(p.resolve() for p in roots))
+
+
+def prepare(private: Path) -> None:
+    """Make ``private`` (the job's copy) writable by the sandbox's user and nobody else."""
+    if os.geteuid() != 0:
+        return
+    for here, dirs, files in os.walk(private):
+        os.lchown(here, NOBODY, NOBODY)
+        for name in dirs + files:
+            os.lchown(os.path.join(here, name), NOBODY, NOBODY)
+    os.chmod(private, 0o700)
+
+
+def command(argv: list[str], private: Path, read_only: list | None = None,
+            env: dict[str, str] | None = None, cwd: str = JOB,
+            hide: list[str] | None = None) -> list[str]:
+    """The bwrap command line for ``argv`` (see the module's docstring). ``read_only``: paths
+    bound at the same place, or (source, destination) pairs (a destination inside ``/job``
+    must exist in ``private``: it is mounted over)."""
+    exe = bwrap()
+    if exe is None:
+        raise SandboxUnavailable(f"bubblewrap (bwrap) is not installed: {FIX}")
+    args = [exe, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
+            "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "grading",
+            "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
+            "--perms", "1777", "--tmpfs", "/tmp", "--perms", "0755", "--dir", "/etc"]
+    for name in ("lib", "lib64", "bin", "sbin"):
+        target = Path("/") / name
+        if target.is_symlink():
+            args += ["--symlink", os.readlink(target), str(target)]
+        elif target.is_dir():
+            args += ["--ro-bind", str(target), str(target)]
+    for name in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives", "/etc/ssl",
+                 "/etc/fonts", "/etc/passwd", "/etc/group"):
+        if Path(name).exists():
+            args += ["--ro-bind", name, name]
+    binds = [(Path(r), Path(r)) if not isinstance(r, tuple) else (Path(r[0]), Path(r[1]))
+             for r in read_only or []]
+    made: set[Path] = {Path("/"), Path(JOB)}
+    for dest in [*python_roots(), *(d for _, d in binds)]:
+        # parents traversable by the sandbox's user (bwrap would make them 0700)
+        for parent in reversed(dest.parents):
+            if parent not in made and not parent.is_relative_to(JOB):
+                made.add(parent)
+                args += ["--perms", "0755", "--dir", str(parent)]
+    for root in python_roots():
+        args += ["--ro-bind", str(root), str(root)]
+    for path in hide or []:  # e.g. the environment's site-packages: an empty folder
+        args += ["--perms", "0755", "--tmpfs", str(path)]
+    for src, dest in binds:  # after hide: NumPy inside a hidden site-packages
+        if not dest.is_relative_to(JOB):
+            args += ["--ro-bind", str(src), str(dest)]
+    args += ["--bind", str(private), JOB]
+    for src, dest in binds:  # inside the private folder: over its mount points
+        if dest.is_relative_to(JOB):
+            args += ["--ro-bind", str(src), str(dest)]
+    args += ["--chdir", cwd, "--clearenv"]
+    for key, value in (env or {}).items():
+        args += ["--setenv", key, value]
+    if os.geteuid() == 0:  # a real other user, not root in a user namespace
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
+                 "/usr/bin/setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    else:
+        args += ["--unshare-user", "--"]
+    return args + list(argv)
+
+
+def _limiter(limits: Limits):
+    def apply() -> None:
+        def cap(kind: int, value: int) -> None:
+            soft, hard = resource.getrlimit(kind)
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(kind, (value, value))
+
+        cap(resource.RLIMIT_CORE, 0)
+        cap(resource.RLIMIT_FSIZE, limits.file_bytes)
+        cap(resource.RLIMIT_NOFILE, limits.open_files)
+        if limits.cpu is not None:
+            cap(resource.RLIMIT_CPU, int(limits.cpu) + 1)
+        if limits.data_bytes is not None:
+            cap(resource.RLIMIT_DATA, limits.data_bytes)
+        if limits.processes is not None and os.geteuid() == 0:  # per uid: only for NOBODY
+            cap(resource.RLIMIT_NPROC, limits.processes)
+    return apply
+
+
+def run(argv: list[str], private: Path, *, read_only: list | None = None,
+        env: dict[str, str] | None = None, limits: Limits | None = None,
+        stdin: bytes | None = None, cwd: str = JOB, hide: list[str] | None = None,
+        max_output: int = 64 * 2**20) -> Result:
+    """Run ``argv`` in the sandbox with ``private`` as its only writable folder (``/job``).
+
+    ``env`` is the command's whole environment (``HOME`` and ``TMPDIR`` default to ``/job``).
+    Output beyond ``max_output`` bytes is cut. Never raises for what the command does."""
+    limits = limits or Limits()
+    private = private.resolve()
+    prepare(private)
+    env = {"PATH": "/usr/bin:/bin", "HOME": JOB, "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+           **(env or {})}
+    args = command(argv, private, read_only, env, cwd, hide)
+    start = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(args, stdin=subprocess.PIPE if stdin is not None else
+                                subprocess.DEVNULL, stdout=out, stderr=err,
+                                start_new_session=True, preexec_fn=_limiter(limits))
+        timed_out = False
+        try:
+            proc.communicate(input=stdin, timeout=limits.wall)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            with _quiet():
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        results = []
+        for stream in (out, err):
+            stream.seek(0)
+            results.append(stream.read(max_output))
+    return Result(proc.returncode, results[0], results[1], round(time.monotonic() - start, 2),
+                  timed_out, args)
+
+
+class _quiet:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb) -> bool:
+        return kind is not None and issubclass(kind, ProcessLookupError | PermissionError)
