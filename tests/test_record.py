@@ -24,7 +24,6 @@ expected value instead of its own).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import textwrap
 import time
@@ -44,7 +43,6 @@ pytestmark = pytest.mark.slow
 
 ASSIGNMENT = course.ASSIGNMENT
 SEED = 20261201
-TIMES: dict[str, float] = {}
 BROADCAST_MISTAKE = "unbroadcast_forgets_size1_axes"
 
 # What a hostile tensor.py does when its trick fails: the stub's NotImplementedError.
@@ -414,10 +412,11 @@ def graded(tmp_path_factory) -> dict:
     linked = folder / "symlinked" / ASSIGNMENT / course.GRADED_FILE
     linked.unlink()
     linked.symlink_to(REFERENCE)  # a hand-in holding a link to the instructor's reference
-    TIMES["setup"] = time.monotonic() - start
+    setup = time.monotonic() - start
     start = time.monotonic()
     seed, records, path = record.record_class(course_dir, seed=SEED)  # ONE call, every learner
-    TIMES["record"] = time.monotonic() - start
+    # a figure for the reader of -s output, not a test: timings live in benchmarks/ (class-bench)
+    print(f"record: setup {setup:.0f} s, {time.monotonic() - start:.0f} s for every submission")
     return {"course": course_dir, "seed": seed, "records": {r.student: r for r in records},
             "report": path.read_text("utf-8"), "json": json.loads(
                 path.with_suffix(".json").read_text("utf-8")), "names": list(learners)}
@@ -706,9 +705,3 @@ def test_quiz_answers_are_data(graded):
     assert not record.judge_answer(cells["test_01"], {})  # unanswered: a NameError, not a pass
 
 
-def test_the_record_takes_little_time(graded):
-    """Every submission in one call, each worker in its own sandbox; the setup
-    (generate_assignment, copies) apart: under 10 s a submission on average."""
-    print(f"record of {len(graded['names'])} submissions: {TIMES['record']:.0f} s "
-          f"(setup {TIMES['setup']:.0f} s, load {os.getloadavg()[0]:.1f})")
-    assert TIMES["record"] < 10 * len(graded["names"]), TIMES
