@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from minitorch_course.i18n import _
 from minitorch_course.exercises import EXERCISES, answer_cell
+from minitorch_course.i18n import _
 
 Shape = tuple[int, ...]
 
