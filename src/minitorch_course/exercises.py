@@ -241,35 +241,35 @@ def _ce_extremes(ex: Exercise, fused_loss: Any, naive_finite: Any) -> None:
 
 
 EXERCISES: dict[str, Exercise] = {
-    "topological_order": Exercise(
+    "topo_order": Exercise(
         "00-tensor-skeleton", N_("the topological order of lab 00's graph"),
         N_("theory/01, 'Without recursion'; lab 00, section 3"), ("orden_topologico",),
         _topological_order),
-    "broadcast_sum": Exercise(
+    "bcast_sum": Exercise(
         "01-elementwise-ops", N_("the two gradients of a (2, 1) + (1, 3) sum"),
         N_("theory/02, 'The backward rule' of broadcasting; lab 01, section 2"),
         ("grad_a", "grad_b"), _broadcast_sum),
-    "divisor_and_zero_base": Exercise(
+    "div_pow": Exercise(
         "01-elementwise-ops", N_("the sign of d(a/b)/db and d(a**b)/db at a = 0"),
         N_("theory/02, elementwise table and 'pow at base 0'"),
         ("signo_div", "pow_en_cero"), _div_pow),
-    "sum_axis_trap": Exercise(
+    "sum_trap": Exercise(
         "02-reductions-and-shapes", N_("which shape fails loudly and which silently"),
         N_("theory/02, 'sum': why expand_dims is needed"),
         ("forma_error", "forma_silenciosa"), _sum_trap),
     "max_ties": Exercise(
         "02-reductions-and-shapes", N_("the gradient of a max with ties"),
         N_("theory/02, 'max'"), ("grad_A",), _max_ties),
-    "cat_axis_1": Exercise(
+    "cat_axis1": Exercise(
         "02-reductions-and-shapes", N_("the gradients of a concatenation along axis 1"),
         N_("theory/02, shape operations table and its notes"), ("grad_a", "grad_c"), _cat),
     "matmul_2x2": Exercise(
         "03-matmul-softmax-ce", N_("a 2 × 2 matmul's gradients"),
         N_("theory/03, section 1.1 and 1.2"), ("grad_A", "grad_B"), _matmul),
-    "softmax_one_hot_upstream": Exercise(
+    "softmax_ek": Exercise(
         "03-matmul-softmax-ce", N_("a 3-class softmax backward with g = e_k"),
         N_("theory/03, sections 4.1 and 4.2"), ("grad_z",), _softmax_ek),
-    "extreme_logits": Exercise(
+    "ce_1000": Exercise(
         "03-matmul-softmax-ce", N_("the losses of logits of ±1000"),
         N_("theory/03, section 5"), ("perdida_fusionada", "ingenua_finita"), _ce_extremes),
 }
@@ -278,7 +278,7 @@ EXERCISES: dict[str, Exercise] = {
 def answer_cell(name: str) -> str:
     """The nbgrader grade_id of exercise ``name``'s graded cell (its answer cell is
     ``answer_<name>``)."""
-    return f"check_{name}_answer"
+    return f"check_answer_{name}"
 
 
 def check_exercise(name: str, *answers: Any) -> None:
