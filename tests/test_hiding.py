@@ -22,7 +22,8 @@ STUB = ROOT / "src" / "minitorch" / "tensor.py"
 # Lines any engine of this shape has, whoever wrote it: they reveal nothing of the reference.
 GENERIC = {"raise BackwardError(", "for parent in node._prev:"}
 # The learner's reading: theory and notebooks are checked line by line by issue 28's rule (no
-# backward line of an op before the learner writes it), stricter than this one.
+# backward line of an op before the learner writes it: tests/test_leaks.py), stricter than this
+# one; this test also forbids a line after its lab (lab 04 shows unbroadcast's, theory 05 silu's).
 STUDENT_MATERIALS = ("theory/", "notebooks/")
 
 
