@@ -114,7 +114,7 @@ def test_scores_of_record_judge_the_literal_answers(name):
                                           **dict(zip(EXERCISES[name].answers, answers))})
 
 
-def test_expected_values_come_from_the_oracle_not_from_literals():
+def test_expected_values_are_computed_not_copied():
     """The module holds inputs, never an expected gradient: a planted wrong input changes the
     verdict (the check computes, it does not compare with a copied result)."""
     source = (exercises.__file__)

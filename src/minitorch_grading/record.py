@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import copy
+import io
 import json
 import os
 import re
@@ -711,7 +713,7 @@ def judge_answer(cell: GradedCell, values: dict, solution: dict | None = None) -
             for k in used)
     namespace = {"np": np, "__builtins__": __builtins__, **copy.deepcopy(values)}
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
             exec(compile(cell.source, f"<{cell.grade_id}>", "exec"), namespace)  # noqa: S102
     except Exception:  # noqa: BLE001 - an assert, NotImplementedError (unanswered)...
