@@ -1,8 +1,9 @@
 """make mlp-grid: how a linear softmax model and the MLP compare on the grammatical grid's task.
 
-Both models are trained exactly as the chapter's closing lab trains them (``minitorch_course.mlp``:
-full-batch gradient descent written by hand with ``minitorch``; run it with
-``MINITORCH_IMPL=reference`` to use the reference engine), on the next chapter's shapes: 23
+Both models are trained exactly as the chapter's closing lab trains them (``minitorch.mlp``:
+``solutions/mlp.py`` under ``MINITORCH_IMPL=reference``, the reference engine too; measured step
+by step by ``minitorch_course.mlp_report``; full-batch gradient descent written by hand with
+``minitorch``), on the next chapter's shapes: 23
 inputs (one-hot verb ⊕ one-hot person), 5 logits (the tenses), 250 training / 50 validation
 examples with 5 % label noise (``grammar.make_dataset``), over several seeds:
 
@@ -30,8 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
+from minitorch import mlp
 from minitorch_course import grammar as g
-from minitorch_course import mlp
+from minitorch_course import mlp_report
 
 SEEDS = range(10)
 HIDDEN = 16
@@ -113,8 +115,8 @@ COURSE_TABLE = g.label_table()
 def run(table: np.ndarray, seed: int, kind: str, hidden: int) -> dict:
     train, val, val_cells = split(table, seed, kind)
     t0 = time.process_time()
-    hist = mlp.train_minitorch(mlp.init_params(seed, hidden), train.X, train.target, steps=STEPS,
-                               lr=LR, X_val=val.X, y_val=val.target)
+    hist = mlp_report.history(mlp, mlp.init_params(seed, hidden), train.X, train.target, val.X,
+                              val.target, lr=LR, steps=STEPS, grads=False)
     cpu = time.process_time() - t0
     verb, person = np.divmod(val_cells, g.N_PERSONS)
     logits = forward_np(hist.params, g.encode(verb, person))
@@ -148,8 +150,9 @@ def spread(values: list[float]) -> str:
 def cells_fitted(table: np.ndarray, hidden: int, steps: int = 5 * STEPS) -> int:
     """How many of the 60 cells a model trained on the 60 clean cells (no noise) gets right."""
     verb, person = np.divmod(np.arange(N_CELLS), g.N_PERSONS)
-    hist = mlp.train_minitorch(mlp.init_params(0, hidden), g.encode(verb, person),
-                               table[verb, person], steps=steps, lr=LR)
+    X, y = g.encode(verb, person), table[verb, person]
+    hist = mlp_report.history(mlp, mlp.init_params(0, hidden), X, y, X, y, lr=LR, steps=steps,
+                              grads=False)
     return round(N_CELLS * hist.acc[-1])
 
 

@@ -15,10 +15,18 @@ from conftest import run_report
 
 from minitorch_authoring import stubgen
 from minitorch_course import check as check_cli
-from minitorch_course.catalog import ENGINE_ROWS, LABS, OPS, lab_points
+from minitorch_course.catalog import ENGINE_ROWS, LABS, MLP_CELLS, OPS, lab_points
 
 ROOT = Path(__file__).resolve().parents[1]
-ROWS = [r.name for r in ENGINE_ROWS] + [op.name for op in OPS]
+# the catalog's rows, and lab 05's rows: the MLP file's two checks
+MLP_ROWS = [c.grade_id.removeprefix("check_") for c in MLP_CELLS.values()]
+ROWS = [r.name for r in ENGINE_ROWS] + [op.name for op in OPS] + MLP_ROWS
+
+
+@pytest.fixture(autouse=True)
+def _mlp_cache(tmp_path, monkeypatch):
+    """The report caches lab 05's MLP checks: here in a temporary folder, never in ~/.cache."""
+    monkeypatch.setenv(check_cli.CACHE_ENV, str(tmp_path / "mlp-cache"))
 
 
 class Terminal(io.StringIO):
@@ -71,8 +79,32 @@ def test_reference_is_all_pass():
     assert set(lines) == set(ROWS)
     for line in lines.values():
         assert "✗" not in line and "not started" not in line and "✓" in line, line
-    rows = sum(r.points for r in ENGINE_ROWS) + sum(op.points for op in OPS)
+    rows = (sum(r.points for r in ENGINE_ROWS) + sum(op.points for op in OPS)
+            + sum(c.points for c in MLP_CELLS.values()))
     assert f"Total: {rows}/{sum(lab_points(lab) for lab in LABS)} points" in out
+
+
+def test_the_mlp_rows_name_the_mistake_and_are_cached(tmp_path, monkeypatch):
+    """Lab 05's rows run the MLP file beside the checked tensor.py, say why one fails, and a
+    second run with unchanged files reads the cache (no training)."""
+    from minitorch_course import mlp_checks
+
+    monkeypatch.setenv(check_cli.CACHE_ENV, str(tmp_path / "cache"))
+    (tmp_path / "tensor.py").write_text((ROOT / "solutions" / "tensor.py").read_text())
+    mlp = (ROOT / "solutions" / "mlp.py").read_text()
+    planted = mlp.replace("            p.zero_grad()\n", "            pass\n")
+    assert planted != mlp
+    (tmp_path / "mlp.py").write_text(planted)
+    code, out = run("--impl", str(tmp_path / "tensor.py"), "--op", "mlp")
+    lines = row_lines(out)
+    assert set(lines) == set(MLP_ROWS) and code == 1, out
+    assert "✗" in lines["mlp_loss_curve"] and "zero_grad()" in out, out
+    assert (tmp_path / "cache" / "mlp-checks.json").is_file()
+    calls = []
+    monkeypatch.setattr(mlp_checks, "check_all", lambda *a: calls.append(a))
+    code2, out2 = run("--impl", str(tmp_path / "tensor.py"), "--op", "mlp")
+    assert (code2, row_lines(out2)) == (code, lines) and "zero_grad()" in out2
+    assert calls == []
 
 
 def test_a_mutant_fails_exactly_its_row_with_its_diagnosis():

@@ -3,9 +3,11 @@ the reference.
 
 The step is read from the README itself (its ``git sparse-checkout set`` line), so the test
 follows whatever the README tells learners. What reveals the reference is every distinctive line
-inside the ``### BEGIN SOLUTION`` fences of ``solutions/tensor.py`` (whitespace normalised):
-planted mistakes, held-out mistakes and instructor notebooks hold such lines, so they live under
-the hidden folders.
+inside the ``### BEGIN SOLUTION`` fences of ``solutions/tensor.py`` and ``solutions/mlp.py``
+(whitespace normalised): planted mistakes, held-out mistakes and instructor notebooks hold such
+lines, so they live under the hidden folders. The reference MLP (lab 05's answer) lives only in
+``solutions/``: nothing that ships or stays visible holds it, the student's lab 05 notebook
+and the theory included.
 """
 
 from __future__ import annotations
@@ -19,8 +21,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "solutions" / "tensor.py"
 STUB = ROOT / "src" / "minitorch" / "tensor.py"
+MLP_REFERENCE = ROOT / "solutions" / "mlp.py"
+MLP_STUB = ROOT / "src" / "minitorch" / "mlp.py"
 # Lines any engine of this shape has, whoever wrote it: they reveal nothing of the reference.
 GENERIC = {"raise BackwardError(", "for parent in node._prev:"}
+# ...and lines any training loop has, or that the MLP file's own docstrings state as its
+# specification (the update rule): they reveal nothing of lab 05's answer either.
+GENERIC |= {"p.data -= lr * p.grad", "for p in params.values():", "for step in range(steps):",
+            "for k, v in params0.items()}", "losses.append(loss.item())",
+            "rng = np.random.default_rng(seed)"}
 # The learner's reading: theory and notebooks are checked line by line by issue 28's rule (no
 # backward line of an op before the learner writes it: tests/test_leaks.py), stricter than this
 # one; this test also forbids a line after its lab (lab 04 shows unbroadcast's, theory 05 silu's).
@@ -31,11 +40,14 @@ def _normal(line: str) -> str:
     return " ".join(line.split())
 
 
-def fenced_lines() -> set[str]:
-    """The distinctive lines the learner writes: fenced in the reference, absent from the stub."""
-    stub = {_normal(line) for line in STUB.read_text(encoding="utf-8").splitlines()}
+def fenced_lines(reference: Path | None = None, stub_file: Path | None = None) -> set[str]:
+    """The distinctive lines the learner writes: fenced in the reference, absent from the stub
+    (both learner files when no reference is named)."""
+    if reference is None:
+        return fenced_lines(REFERENCE, STUB) | fenced_lines(MLP_REFERENCE, MLP_STUB)
+    stub = {_normal(line) for line in stub_file.read_text(encoding="utf-8").splitlines()}
     found, inside = set(), False
-    for line in REFERENCE.read_text(encoding="utf-8").splitlines():
+    for line in reference.read_text(encoding="utf-8").splitlines():
         if "### BEGIN SOLUTION" in line:
             inside = True
         elif "### END SOLUTION" in line:
@@ -66,8 +78,8 @@ def visible_files() -> list[str]:
     return [f for f in listed if not f.startswith(hidden) and (ROOT / f).is_file()]
 
 
-def leaks(files: list[str]) -> dict[str, list[str]]:
-    lines = fenced_lines()
+def leaks(files: list[str], lines: set[str] | None = None) -> dict[str, list[str]]:
+    lines = fenced_lines() if lines is None else lines
     found = {}
     for name in files:
         try:
@@ -98,6 +110,14 @@ def test_the_check_finds_a_leak():
         assert leaks(["build/probe-leak.txt"]) == {"build/probe-leak.txt": [line]}
     finally:
         probe.unlink()
+
+
+def test_the_reference_mlp_lives_only_in_solutions():
+    """Lab 05's answer: in no shipped package, no visible file, no student notebook or theory."""
+    lines = fenced_lines(MLP_REFERENCE, MLP_STUB)
+    assert len(lines) >= 5, lines  # else the check below would pass vacuously
+    assert not (ROOT / "src" / "minitorch_course" / "mlp.py").exists()
+    assert leaks(visible_files(), lines) == {}
 
 
 def test_nothing_visible_after_the_step_reveals_the_reference():

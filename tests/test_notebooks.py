@@ -132,9 +132,10 @@ def test_committed_student_notebooks_are_generated(release):
 def test_release_ships_the_stub_and_no_caches(release):
     from minitorch_authoring import stubgen
 
-    shipped = (release / "minitorch" / "tensor.py").read_text(encoding="utf-8")
-    assert shipped == stubgen.generate(stubgen.REFERENCE.read_text(encoding="utf-8"))
-    assert "### BEGIN SOLUTION" not in shipped
+    for stub in stubgen.STUBS.values():  # tensor.py and mlp.py: the stubs, never the answers
+        shipped = (release / "minitorch" / stub.target.name).read_text(encoding="utf-8")
+        assert shipped == stubgen.stub_text(stub)
+        assert "### BEGIN SOLUTION" not in shipped
     junk = [p for p in release.rglob("*")
             if p.name in ("__pycache__", ".hypothesis", ".pytest_cache", ".ipynb_checkpoints")]
     assert not junk, junk
@@ -210,7 +211,8 @@ def test_grading_env_drops_what_could_swap_the_graded_code(monkeypatch):
 def test_course_config_excludes_exactly_the_graded_file(tmp_path):
     course.build(tmp_path / "course")
     config = (tmp_path / "course" / "nbgrader_config.py").read_text(encoding="utf-8")
-    assert 'c.Autograde.exclude_overwriting = {"fase08": ["minitorch/tensor.py"]}' in config
+    assert ('c.Autograde.exclude_overwriting = {"fase08": ["minitorch/tensor.py", '
+            '"minitorch/mlp.py"]}') in config
     for default in (".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis",
                     ".pytest_cache"):
         assert f'"{default}"' in config

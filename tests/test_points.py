@@ -19,6 +19,12 @@ from minitorch_course.catalog import CELLS, ENGINE_BY_NAME, LABS, resolve
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def _mlp_cache(tmp_path, monkeypatch):
+    """The report caches lab 05's MLP checks: here in a temporary folder, never in ~/.cache."""
+    monkeypatch.setenv(check_cli.CACHE_ENV, str(tmp_path / "mlp-cache"))
+
+
 def notebook(lab: str) -> Path:
     path = ROOT / "solutions" / "notebooks" / f"{lab}.ipynb"
     assert path.is_file(), f"{path.name} is missing"  # a missing notebook fails, never skips

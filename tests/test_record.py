@@ -37,6 +37,7 @@ from test_nbgrader_roundtrip import REFERENCE, ROOT, _grades, _submit
 from minitorch_authoring import mutants
 from minitorch_course import runner
 from minitorch_course.catalog import BY_NAME
+from minitorch_course.catalog import MLP_CELLS as MLP_CELL_BY_CHECK
 from minitorch_grading import course, record
 
 pytestmark = pytest.mark.slow
@@ -321,8 +322,12 @@ def test_everyone_is_graded_in_one_call_and_reported(graded):
     assert graded["json"]["seed"] == SEED and f"seed {SEED}" in graded["report"]
 
 
+MLP_CELLS = {("05-mlp-grammar", c.grade_id) for c in MLP_CELL_BY_CHECK.values()}
+
+
 def test_honest_submissions_score_as_before(graded):
-    got, most = _total(graded, "honest")
+    cells = {k: v for k, v in _cells(graded, "honest").items() if k not in MLP_CELLS}
+    got, most = sum(s for s, _ in cells.values()), sum(m for _, m in cells.values())
     assert got == most > 0
     assert _total(graded, "stub")[0] == 0
     partial, most = _total(graded, "broadcast")
@@ -330,6 +335,13 @@ def test_honest_submissions_score_as_before(graded):
     cells = _cells(graded, "broadcast")
     assert cells[("01-elementwise-ops", "check_unbroadcast")][0] == 0
     assert cells[("00-tensor-skeleton", "check_backward")][0] > 0
+
+
+@pytest.mark.xfail(strict=True, reason="issue 27/26: the record does not run the learner's "
+                   "minitorch/mlp.py in the worker yet; lab 05's MLP cells score 0 in it")
+def test_the_record_grades_the_mlp_file(graded):
+    cells = _cells(graded, "honest")
+    assert all(cells[k][0] == cells[k][1] > 0 for k in MLP_CELLS)
 
 
 def test_a_worker_that_dies_costs_only_the_row_it_died_in(graded):

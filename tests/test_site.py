@@ -336,7 +336,10 @@ def visit(page, url: str, axe_script: Path | None) -> dict:
     handlers = {
         "console": lambda m: m.type == "error" and problems.append(f"console: {m.text}"),
         "pageerror": lambda e: problems.append(f"page error: {e}"),
-        "requestfailed": lambda r: problems.append(f"failed: {r.url} {r.failure}"),
+        # net::ERR_ABORTED is the browser cancelling a request it no longer needs (seen for the
+        # favicon of a page still loading its search index); a missing file shows as a 404 below.
+        "requestfailed": lambda r: (r.failure or "").startswith("net::ERR_ABORTED")
+        or problems.append(f"failed: {r.url} {r.failure}"),
         "response": lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}"),
     }
     here = urlsplit(url).netloc

@@ -17,17 +17,32 @@ from minitorch_course.outcomes import NOT_STARTED
 
 ROOT = Path(__file__).resolve().parents[1]
 STUB = ROOT / "src" / "minitorch" / "tensor.py"
+STUBS = sorted(stubgen.STUBS)  # the learner's files: tensor (labs 00-03, 06), mlp (lab 05)
 
 
-def test_committed_stub_is_what_the_generator_produces():
-    expected = stubgen.generate(stubgen.REFERENCE.read_text(encoding="utf-8"))
-    assert STUB.read_text(encoding="utf-8") == expected, "run `make stubs`"
+@pytest.mark.parametrize("name", STUBS)
+def test_committed_stub_is_what_the_generator_produces(name):
+    stub = stubgen.STUBS[name]
+    assert stub.target.read_text(encoding="utf-8") == stubgen.stub_text(stub), "run `make stubs`"
 
 
-def test_committed_marker_records_the_committed_stub():
+@pytest.mark.parametrize("name", STUBS)
+def test_committed_marker_records_the_committed_stub(name):
     """Without it, `make stubs` would take the pristine stub for a learner's edited file."""
-    marker = STUB.with_name(".stub.sha256").read_text().strip()
-    assert marker == stubgen._sha(STUB.read_text(encoding="utf-8")), "run `make stubs`"
+    stub = stubgen.STUBS[name]
+    marker = stub.target.with_name(stub.marker).read_text().strip()
+    assert marker == stubgen._sha(stub.target.read_text(encoding="utf-8")), "run `make stubs`"
+
+
+def test_the_mlp_stub_keeps_the_interface_and_none_of_the_answer():
+    from minitorch_course import mlp_checks
+
+    stub = stubgen.STUBS["mlp"]
+    text = stub.target.read_text(encoding="utf-8")
+    assert "BEGIN SOLUTION" not in text and "zero_grad()\n" not in text
+    for name in mlp_checks.INTERFACE:
+        assert re.search(rf"^(def {name}\(|{name} = )", text, re.M), name
+    assert text.count(f"{stubgen.NOT_WRITTEN} (notebooks/05-mlp-grammar.ipynb)") == 3
 
 
 def test_stub_has_no_solution_left():
@@ -38,7 +53,7 @@ def test_stub_has_no_solution_left():
 
 
 def test_every_stubbed_function_names_its_lab_notebook():
-    text = STUB.read_text(encoding="utf-8")
+    text = "".join(s.target.read_text(encoding="utf-8") for s in stubgen.STUBS.values())
     labs = {line.split("(notebooks/")[1].split(")")[0] for line in text.splitlines()
             if "NotImplementedError(" in line}
     assert {lab.removesuffix(".ipynb") for lab in labs} == set(LABS)
@@ -105,3 +120,15 @@ def test_generator_refuses_to_overwrite_edits_and_force_keeps_a_backup(workspace
 def test_check_mode_flags_a_stale_stub(workspace):
     workspace.write_text("stale\n")
     assert run("--target", str(workspace), "--check").returncode == 1
+
+
+def test_the_mlp_file_is_kept_like_tensor_py(tmp_path):
+    """`make stubs` writes both files; an edited mlp.py is refused, FORCE=1 backs it up."""
+    target = tmp_path / "mlp.py"
+    assert run("--file", "mlp", "--target", str(target)).returncode == 0
+    assert (tmp_path / ".stub.mlp.sha256").is_file()
+    target.write_text(target.read_text() + "\n# my MLP\n")
+    refused = run("--file", "mlp", "--target", str(target))
+    assert refused.returncode == 2 and "refusing to overwrite" in refused.stderr
+    assert run("--file", "mlp", "--target", str(target), "--force").returncode == 0
+    assert "# my MLP" in next(tmp_path.glob("mlp.py.bak-*")).read_text()

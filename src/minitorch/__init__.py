@@ -7,6 +7,9 @@ environment variable ``MINITORCH_IMPL``, read once at import:
 - ``reference``: ``solutions/tensor.py`` of this repository, loaded in its place under the same
   module name. ``make test`` uses it. Nothing is copied to switch.
 
+The same switch chooses lab 05's MLP file, ``minitorch.mlp``: the learner's
+``src/minitorch/mlp.py``, or ``solutions/mlp.py`` under the reference.
+
 ``minitorch.IMPLEMENTATION`` says which one is loaded and ``minitorch.TENSOR_FILE`` its path.
 """
 
@@ -20,6 +23,7 @@ from pathlib import Path
 IMPLEMENTATIONS = ("learner", "reference")
 IMPLEMENTATION = os.environ.get("MINITORCH_IMPL", "learner").strip().lower() or "learner"
 REFERENCE_FILE = Path(__file__).resolve().parents[2] / "solutions" / "tensor.py"
+REFERENCE_MLP_FILE = REFERENCE_FILE.with_name("mlp.py")
 
 if IMPLEMENTATION not in IMPLEMENTATIONS:
     raise ImportError(
@@ -66,6 +70,16 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | _TENSOR_NAMES)
+
+
+if IMPLEMENTATION == "reference" and REFERENCE_MLP_FILE.is_file():
+    # lab 05's MLP file follows the switch too: `from minitorch import mlp` and `import
+    # minitorch.mlp` both find the reference (registered before anything imports the submodule)
+    _spec = importlib.util.spec_from_file_location("minitorch.mlp", REFERENCE_MLP_FILE)
+    assert _spec is not None and _spec.loader is not None
+    mlp = importlib.util.module_from_spec(_spec)
+    sys.modules["minitorch.mlp"] = mlp
+    _spec.loader.exec_module(mlp)
 
 __all__ = [
     "IMPLEMENTATION",

@@ -1,16 +1,19 @@
-"""Generate the learner's ``src/minitorch/tensor.py`` from the reference ``solutions/tensor.py``.
+"""Generate the learner's files from the references: ``src/minitorch/tensor.py`` from
+``solutions/tensor.py`` and ``src/minitorch/mlp.py`` from ``solutions/mlp.py`` (lab 05).
 
 Every region between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` (nbgrader's fences) is
 replaced by ``raise NotImplementedError(...)`` naming the function and the lab notebook of the
 section it sits in: the nearest ``# @lab NN-name`` line above it.
 
-    python -m minitorch_authoring.stubgen            # write the stub (refuses to overwrite edits)
-    python -m minitorch_authoring.stubgen --check    # exit 1 if the committed stub is stale
-    python -m minitorch_authoring.stubgen --force    # overwrite an edited file, keeping a backup
+    python -m minitorch_authoring.stubgen            # write the stubs (refuses to overwrite edits)
+    python -m minitorch_authoring.stubgen --check    # exit 1 if a committed stub is stale
+    python -m minitorch_authoring.stubgen --force    # overwrite edited files, keeping backups
+    python -m minitorch_authoring.stubgen --file mlp --target PATH   # one stub, elsewhere
 
 A learner's edited file is never overwritten silently: the tool compares the target with the
-stub it would write and with ``.stub.sha256`` beside it (the hash of the last stub it wrote);
-anything else is the learner's work, and ``--force`` copies it to ``tensor.py.bak-<time>`` first.
+stub it would write and with the marker beside it (``.stub.sha256`` for tensor.py,
+``.stub.mlp.sha256`` for mlp.py: the hash of the last stub it wrote); anything else is the
+learner's work, and ``--force`` copies it to ``<name>.py.bak-<time>`` first.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import hashlib
 import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from minitorch_course.i18n import t
@@ -27,6 +31,8 @@ from minitorch_course.i18n import t
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "solutions" / "tensor.py"
 TARGET = ROOT / "src" / "minitorch" / "tensor.py"
+MLP_REFERENCE = ROOT / "solutions" / "mlp.py"
+MLP_TARGET = ROOT / "src" / "minitorch" / "mlp.py"
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 _LAB = re.compile(r"^\s*#\s*@lab\s+(\S+)")
@@ -39,10 +45,35 @@ This is the file you fill in during Fase 08. Every ``raise NotImplementedError``
 notebook that asks for it; replace it with your code. Run ``make check`` to see your progress.
 (Generated from the reference by ``make stubs``; the docstrings below are your specification.)
 '''
+MLP_HEADER = '''"""minitorch.mlp: the chapter's closing MLP, trained by hand with YOUR minitorch.
+
+This is the file you fill in in lab 05 (notebooks/05-mlp-grammar.ipynb): the initial weights,
+the forward pass and the training loop, with nothing but your Tensor (no optimizer classes: they
+come in the next chapter). The course grades this interface: keep the names HIDDEN, LR, STEPS,
+init_params, forward and train, and their arguments. Run ``make check`` to see your progress.
+(Generated from the reference by ``make stubs``; the docstrings below are your specification.)
+'''
 
 
-def generate(source: str) -> str:
-    """The stub text for the reference text ``source``."""
+@dataclass(frozen=True)
+class Stub:
+    """One learner file: its reference, where the stub goes, the marker and the stub's docstring."""
+
+    name: str
+    reference: Path
+    target: Path
+    marker: str  # file name, beside the target
+    header: str
+
+
+STUBS: dict[str, Stub] = {
+    "tensor": Stub("tensor", REFERENCE, TARGET, ".stub.sha256", HEADER),
+    "mlp": Stub("mlp", MLP_REFERENCE, MLP_TARGET, ".stub.mlp.sha256", MLP_HEADER),
+}
+
+
+def generate(source: str, header: str = HEADER, name: str = "tensor.py") -> str:
+    """The stub text for the reference text ``source`` (``header``: the stub's docstring)."""
     out: list[str] = []
     lab, cls, func = None, None, None
     inside = False
@@ -64,7 +95,7 @@ def generate(source: str) -> str:
                 cls = None
         if stripped == BEGIN:
             if lab is None or func is None:
-                raise ValueError(f"{REFERENCE.name}:{number}: solution fence outside a # @lab section")
+                raise ValueError(f"{name}:{number}: solution fence outside a # @lab section")
             indent = line[: len(line) - len(line.lstrip())]
             out.append(
                 f'{indent}raise NotImplementedError("{func}: {NOT_WRITTEN} '
@@ -73,13 +104,18 @@ def generate(source: str) -> str:
             inside = True
             continue
         if stripped == END:
-            raise ValueError(f"{REFERENCE.name}:{number}: {END} without {BEGIN}")
+            raise ValueError(f"{name}:{number}: {END} without {BEGIN}")
         out.append(line)
     if inside:
-        raise ValueError(f"{REFERENCE.name}: unterminated {BEGIN}")
+        raise ValueError(f"{name}: unterminated {BEGIN}")
     text = "\n".join(out) + "\n"
     # the reference's module docstring is for maintainers; the learner gets their own
-    return _replace_docstring(text)
+    return _replace_docstring(text, header)
+
+
+def stub_text(stub: Stub) -> str:
+    """The stub of one learner file, generated from its reference."""
+    return generate(stub.reference.read_text(encoding="utf-8"), stub.header, stub.reference.name)
 
 
 def learner_lines(source: str) -> int:
@@ -100,42 +136,37 @@ def learner_lines(source: str) -> int:
 NOT_WRITTEN = "aún sin escribir / not written yet"
 
 
-def _replace_docstring(text: str) -> str:
+def _replace_docstring(text: str, header: str = HEADER) -> str:
     end = text.index('"""', 3) + 3  # the closing quotes of the module docstring
-    return HEADER + '"""' + text[end:]
+    return header + '"""' + text[end:]
 
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the target is stale")
-    parser.add_argument("--force", action="store_true", help="overwrite learner edits (backed up)")
-    parser.add_argument("--target", type=Path, default=TARGET)
-    args = parser.parse_args(argv)
-
-    stub = generate(REFERENCE.read_text(encoding="utf-8"))
-    target: Path = args.target
+def write(stub: Stub, target: Path, check: bool, force: bool) -> int:
+    """Write (or ``check``) one stub at ``target``; 0 done, 1 stale (check), 2 refused."""
+    text = stub_text(stub)
     current = target.read_text(encoding="utf-8") if target.exists() else None
-    marker = target.with_name(".stub.sha256")
-    if args.check:
-        if current != stub:
-            print(f"{target} differs from the stub generated from {REFERENCE}; run `make stubs`")
+    marker = target.with_name(stub.marker)
+    if check:
+        if current != text:
+            print(f"{target} differs from the stub generated from {stub.reference}; run "
+                  "`make stubs`")
             return 1
-        if not marker.exists() or marker.read_text().strip() != _sha(stub):
+        if not marker.exists() or marker.read_text().strip() != _sha(text):
             print(f"{marker} does not record the current stub; run `make stubs`")
             return 1
         print(f"{target} is up to date")
         return 0
-    if current == stub:
-        marker.write_text(_sha(stub) + "\n")
+    if current == text:
+        marker.write_text(_sha(text) + "\n")
         print(f"{target} is already up to date")
         return 0
     last = marker.read_text().strip() if marker.exists() else None
     if current is not None and _sha(current) != last:
-        if not args.force:
+        if not force:
             print(t("refusing to overwrite {target}: it differs from every stub this tool wrote, "
                     "so it holds your own work. To replace it anyway, run `make stubs FORCE=1` "
                     "(a backup is kept).", target=str(target)), file=sys.stderr)
@@ -143,10 +174,28 @@ def main(argv: list[str] | None = None) -> int:
         backup = target.with_name(f"{target.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
         backup.write_text(current, encoding="utf-8")
         print(t("backed up your {name} to {backup}", name=target.name, backup=str(backup)))
-    target.write_text(stub, encoding="utf-8")
-    marker.write_text(_sha(stub) + "\n")
+    target.write_text(text, encoding="utf-8")
+    marker.write_text(_sha(text) + "\n")
     print(f"wrote {target}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if a target is stale")
+    parser.add_argument("--force", action="store_true", help="overwrite learner edits (backed up)")
+    parser.add_argument("--file", choices=sorted(STUBS), default=None,
+                        help="only this learner file (default: all of them)")
+    parser.add_argument("--target", type=Path, default=None,
+                        help="where to write the stub (with --file; default tensor's)")
+    args = parser.parse_args(argv)
+
+    names = [args.file] if args.file else (["tensor"] if args.target else list(STUBS))
+    status = 0
+    for name in names:
+        stub = STUBS[name]
+        status = max(status, write(stub, args.target or stub.target, args.check, args.force))
+    return status
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ LABS = {
     "01-elementwise-ops": "Lab 01: elementwise operations",
     "02-reductions-and-shapes": "Lab 02: reductions and shapes",
     "03-matmul-softmax-ce": "Lab 03: matmul, softmax and cross-entropy",
+    "05-mlp-grammar": "Lab 05: an MLP on the grammatical grid",
     "06-extension-silu": "Lab 06: the silu extension",
 }
 
@@ -905,6 +906,16 @@ NOTEBOOK_ONLY_CELLS: tuple[Cell, ...] = (
 )
 
 
+# Lab 05's graded cells check the learner's MLP file (minitorch/mlp.py), not catalog rows:
+# grading.check_mlp(check) runs minitorch_course.mlp_checks, and so does the progress report.
+MLP_CELLS: dict[str, Cell] = {  # mlp_checks' check name -> its cell
+    "loss_curve": Cell("check_mlp_loss_curve", "05-mlp-grammar", 3,
+                       what="the MLP's loss curve against PyTorch float64"),
+    "accuracy": Cell("check_mlp_accuracy", "05-mlp-grammar", 2,
+                     what="the MLP's held-out accuracy above 90 %"),
+}
+
+
 def _cells() -> tuple[Cell, ...]:
     cells: dict[str, Cell] = {}
     for row in ENGINE_ROWS + OPS:
@@ -912,7 +923,7 @@ def _cells() -> tuple[Cell, ...]:
         assert known.lab == row.lab, f"cell {row.cell} spans two labs"
         cells[row.cell] = Cell(row.cell, row.lab, known.points + row.points,
                                known.rows + (row.name,))
-    return tuple(cells.values()) + NOTEBOOK_ONLY_CELLS
+    return tuple(cells.values()) + NOTEBOOK_ONLY_CELLS + tuple(MLP_CELLS.values())
 
 
 CELLS: tuple[Cell, ...] = _cells()

@@ -9,12 +9,15 @@ environment) holds ``minitorch/`` and ``minitorch_course/``.
     python -m minitorch_course.check --impl reference             # the reference (all ✓)
     python -m minitorch_course.check --impl path/to/tensor.py     # any other implementation
     python -m minitorch_course.check --seed N        # the values a score of record was graded on
+    python -m minitorch_course.check --op mlp        # lab 05's MLP file only, full messages
 
 Columns: forward vs torch, backward vs torch, gradcheck, broadcasting pairs, property test
 (Hypothesis, fewer examples than pytest to stay under a minute). A row earns its points when
 the graded suites pass, exactly what the graded notebook cells run (``grading.check_ops``), so
 the notebook, this command and nbgrader agree; a lab's points are its graded cells' (the
-catalog's), including the cells only the notebook can grade. A thin front end over
+catalog's), including the cells only the notebook can grade. Lab 05's rows check the MLP file
+(``minitorch/mlp.py`` beside the checked tensor.py; ``minitorch_course.mlp_checks``) trained on
+the checked engine; their result is cached by the two files' hashes. A thin front end over
 ``minitorch_course.runner``; the words come from ``minitorch_course.messages``.
 Exit status 0 only when every row passes.
 """
@@ -22,13 +25,16 @@ Exit status 0 only when every row passes.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 from minitorch_course import messages, runner
-from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, lab_points
+from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, MLP_CELLS, lab_points
 from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport, telling
 
@@ -68,18 +74,24 @@ def _what(report: RowReport) -> str:
 
 
 # ---------------------------------------------------------------- printing
-def table(reports: list[RowReport], style: Style, whole: bool) -> str:
+def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None = None) -> str:
     """The per-lab table with points, then one diagnosis line per failing row. ``whole``: every
-    row ran, so each lab also lists its cells that only the notebook can grade."""
+    row ran, so each lab also lists its cells that only the notebook can grade. ``mlp``: the
+    MLP file's findings (lab 05's rows), when they ran."""
     out: list[str] = []
+    mlp_ids = {c.grade_id for c in MLP_CELLS.values()}
     name_w = max([14] + [len(r.row) + 2 for r in reports]
-                 + [len(c.grade_id) - 4 for c in CELLS if not c.rows and whole])
+                 + [len(c.grade_id) - 4 for c in CELLS if not c.rows and (whole or mlp)])
     col_w = 13
     for lab, title in LABS.items():
         lab_rows = [r for r in reports if r.lab == lab]
+        if mlp is not None and any(c.lab == lab for c in MLP_CELLS.values()):
+            out.extend(mlp_block(mlp, style, name_w, col_w))
+            continue
         if not lab_rows:
             continue
-        notebook_only = [c for c in CELLS if c.lab == lab and not c.rows] if whole else []
+        notebook_only = [c for c in CELLS if c.lab == lab and not c.rows
+                         and c.grade_id not in mlp_ids] if whole else []
         earned = sum(r.earned(GRADED) for r in lab_rows)
         possible = lab_points(lab) if whole else sum(r.points for r in lab_rows)
         title = _(title)
@@ -109,6 +121,103 @@ def table(reports: list[RowReport], style: Style, whole: bool) -> str:
                 out.append(_one_line(r, style))
         out.append("")
     return "\n".join(out)
+
+
+def mlp_block(findings: list, style: Style, name_w: int, col_w: int) -> list[str]:
+    """Lab 05's lines: a row per MLP check (its points), then each failure's sentence."""
+    cells = [MLP_CELLS[f.check] for f in findings]
+    lab = cells[0].lab
+    title = _(LABS[lab])
+    earned = sum(c.points for c, f in zip(cells, findings) if f.passed)
+    points = t("{earned}/{possible} points", earned=earned, possible=lab_points(lab))
+    out = [title + points.rjust(max(1, WIDTH - len(title)))]
+    room = col_w * len(COLUMNS)
+    for cell, f in zip(cells, findings):
+        status = PASS if f.passed else (NOT_STARTED if "NotImplementedError" in f.detail
+                                        else FAIL)
+        name = cell.grade_id.removeprefix("check_").ljust(name_w)
+        pts = f"{cell.points if f.passed else 0}/{cell.points}"
+        if status == NOT_STARTED:  # as an op's row: the words, dimmed
+            out.append("  " + name + style.paint(messages.status(NOT_STARTED).ljust(room), "2")
+                       + pts)
+            continue
+        what = _(cell.what)[: room - col_w - 1]
+        out.append("  " + name + style.status(status, col_w) + what.ljust(room - col_w) + pts)
+    for cell, f in zip(cells, findings):
+        if not f.passed:
+            mark = style.todo if "NotImplementedError" in f.detail else style.bad
+            out.append(textwrap.fill(f"{mark} {cell.grade_id.removeprefix('check_')}: "
+                                     f"{f.message()}", WIDTH, initial_indent="  ",
+                                     subsequent_indent="      "))
+    out.append("")
+    return out
+
+
+def mlp_file(which: str) -> Path:
+    """The MLP file checked with the implementation ``which``: the reference's solutions/mlp.py,
+    the mlp.py beside a tensor.py path, else the learner's own minitorch/mlp.py."""
+    import minitorch
+
+    if which == "reference":
+        return runner.REFERENCE_FILE.with_name("mlp.py")
+    beside = Path(which).with_name("mlp.py")
+    if which != "learner" and beside.is_file():
+        return beside
+    return Path(minitorch.__file__).with_name("mlp.py")
+
+
+CACHE_ENV = "MINITORCH_CACHE"  # a folder; default ~/.cache/minitorch-fase08
+
+
+def _cache_file() -> Path:
+    base = os.environ.get(CACHE_ENV) or Path(os.environ.get("XDG_CACHE_HOME")
+                                            or Path.home() / ".cache") / "minitorch-fase08"
+    return Path(base) / "mlp-checks.json"
+
+
+def run_mlp(path: Path, impl, seeds: tuple[int, ...]) -> list:
+    """Both MLP checks of the file ``path`` on the engine ``impl`` (mlp_checks.check_all),
+    cached by the hashes of the MLP file, the engine's file, the checks and the seeds."""
+    from dataclasses import asdict
+
+    from minitorch_course import mlp_checks
+
+    engine = getattr(impl, "__file__", None)
+    parts = [path.read_bytes() if path.is_file() else b"",
+             Path(engine).read_bytes() if engine and Path(engine).is_file() else b"",
+             Path(mlp_checks.__file__).read_bytes(), repr(seeds).encode()]
+    key = hashlib.sha256(b"\0".join(parts)).hexdigest()
+    cache = _cache_file()
+    try:
+        stored = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stored = {}
+    if engine and key in stored:
+        return [mlp_checks._finding(f) for f in stored[key]]
+    with runner.using(impl), _quiet_numpy():
+        try:
+            module = mlp_checks.load(path)
+        except BaseException as exc:  # noqa: BLE001 - a file that does not even import
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            error = mlp_checks._error("loss_curve", f"import {path.name}", exc)
+            findings = [error, mlp_checks.Finding(**{**asdict(error), "check": "accuracy"})]
+        else:
+            findings = mlp_checks.check_all(module, seeds)
+    if engine:  # an implementation made from source text has no file to hash
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            stored = {key: [asdict(f) for f in findings]}  # the last run only
+            cache.write_text(json.dumps(stored), encoding="utf-8")
+        except OSError:
+            pass  # a read-only home: no cache, same result
+    return findings
+
+
+def _quiet_numpy():
+    import numpy as np
+
+    return np.errstate(all="ignore")
 
 
 def _one_line(report: RowReport, style: Style) -> str:
@@ -201,8 +310,13 @@ def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None
               error=type(err).__name__, message=str(err)))
         return _close(2, args.closing, say)
     names = None
+    want_mlp = not args.op
     if args.op:
         names = [n for item in args.op for n in item.split(",") if n]
+        want_mlp = "mlp" in names
+        names = [n for n in names if n != "mlp"] or None
+        if names is None:
+            names = []
         bad = runner.unknown(names)
         if bad:
             say(t("unknown op(s) {names}; engine rows: {engine}",
@@ -218,20 +332,34 @@ def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None
     if args.seed:
         say(t("seed {seed} (the values of the graded inputs; shapes and edge cases stay fixed)",
               seed=args.seed))
-    reports = runner.run(names, impl, COLUMNS, args.examples, seed=args.seed)
-    say(table(reports, style, whole=names is None))
+    reports = runner.run(names, impl, COLUMNS, args.examples, seed=args.seed) if names != [] \
+        else []
+    mlp = None
+    path = mlp_file(args.impl) if want_mlp and loaded is None else None
+    if path is not None:
+        from minitorch_course import mlp_checks
+
+        seeds = tuple(range(args.seed, args.seed + 3)) if args.seed else mlp_checks.SEEDS
+        mlp = run_mlp(path, impl, seeds)
+    say(table(reports, style, whole=names is None, mlp=mlp))
     if names:
         say(full_report(reports, style))
-    earned = sum(r.earned(GRADED) for r in reports)
+    mlp_pairs = [(MLP_CELLS[f.check], f) for f in mlp or []]
+    earned = sum(r.earned(GRADED) for r in reports) + sum(c.points for c, f in mlp_pairs
+                                                           if f.passed)
     possible = (sum(lab_points(lab) for lab in LABS) if names is None
-                else sum(r.points for r in reports))
+                else sum(r.points for r in reports) + sum(c.points for c, _ in mlp_pairs))
     counts = {s: sum(r.status == s for r in reports) for s in (PASS, FAIL, NOT_STARTED)}
+    for _cell, f in mlp_pairs:
+        status = PASS if f.passed else (NOT_STARTED if "NotImplementedError" in f.detail
+                                        else FAIL)
+        counts[status] += 1
     elapsed = time.perf_counter() - start
     say(t("Total: {earned}/{possible} points · {passed} of {rows} rows pass · {failing} failing "
           "· {todo} not started · {seconds:.1f} s", earned=earned, possible=possible,
-          passed=counts[PASS], rows=len(reports), failing=counts[FAIL],
+          passed=counts[PASS], rows=len(reports) + len(mlp_pairs), failing=counts[FAIL],
           todo=counts[NOT_STARTED], seconds=elapsed))
-    return _close(0 if counts[PASS] == len(reports) else 1, args.closing, say)
+    return _close(0 if counts[PASS] == len(reports) + len(mlp_pairs) else 1, args.closing, say)
 
 
 def _close(code: int, closing: bool, say) -> int:

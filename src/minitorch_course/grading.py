@@ -119,6 +119,51 @@ def check_engine(*names: str) -> None:
     _grade([runner.run_row(name, impl) for name in names])
 
 
+class MLPCheckFailure(AssertionError):
+    """A graded cell of lab 05 failed: the message is the finding's sentence, shown alone."""
+
+    def _render_traceback_(self) -> list[str]:
+        return f"{type(self).__name__}: {self}".splitlines()
+
+
+def learner_mlp():
+    """``minitorch.mlp`` as imported (the switch's choice); under nbgrader's autograde it must be
+    the submission's own ``minitorch/mlp.py``, below the working directory."""
+    import importlib
+
+    import minitorch
+
+    module = importlib.import_module("minitorch.mlp")
+    spec = getattr(module, "__spec__", None)
+    where = spec.origin if spec and spec.origin else getattr(module, "__file__", None)
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        here = Path.cwd().resolve()
+        if (minitorch.IMPLEMENTATION != "learner" or not where
+                or not Path(where).resolve().is_relative_to(here)):
+            raise RuntimeError(t(
+                "refusing to grade: minitorch.mlp was imported from {origin} "
+                "(MINITORCH_IMPL={impl}), not from this submission's minitorch/mlp.py under "
+                "{here}", origin=str(where), impl=minitorch.IMPLEMENTATION, here=str(here)))
+    return module
+
+
+def check_mlp(check: str) -> None:
+    """Lab 05's graded cells: ``"loss_curve"`` or ``"accuracy"`` (``mlp_checks``) on YOUR
+    ``minitorch/mlp.py`` and YOUR engine. Prints the finding when it passes, raises with it
+    otherwise."""
+    __tracebackhide__ = True
+    from minitorch_course import mlp_checks
+
+    refuse_foreign_code()
+    checks = {"loss_curve": mlp_checks.check_loss_curve, "accuracy": mlp_checks.check_accuracy}
+    if check not in checks:
+        raise KeyError(f"unknown MLP check {check!r}; available: {sorted(checks)}")
+    finding = checks[check](learner_mlp())
+    if not finding.passed:
+        raise MLPCheckFailure(finding.message()) from None
+    print("✓ " + finding.message())
+
+
 @contextmanager
 def pending() -> Iterator[None]:
     """For demo cells: an op you have not written yet prints a note instead of a traceback, and

@@ -15,8 +15,8 @@ runs inside it and must not find the reference next door) holds ``nbgrader_confi
 ``solutions/notebooks/``, the packages they import and the theory (``RELEASE`` below says exactly
 what). ``minitorch/tensor.py`` there is the STUB, generated from the reference here, never the
 reference itself: nbgrader copies package files verbatim. At autograde, every file of a
-submission is restored from ``source/`` except ``minitorch/tensor.py``
-(``Autograde.exclude_overwriting``): the learner's tensor.py is graded with the course's own
+submission is restored from ``source/`` except the learner's files, ``minitorch/tensor.py`` and
+``minitorch/mlp.py`` (``Autograde.exclude_overwriting``): they are graded with the course's own
 checks, which the learner cannot edit.
 
 ``build`` rewrites only what it generates (``nbgrader_config.py`` and ``source/fase08/``) and never
@@ -57,7 +57,9 @@ MANIFEST = STUDENT_NOTEBOOKS / ".generated.json"
 COURSE_DIR = Path.home() / "minitorch-fase08-course"  # outside the repository (--course-dir)
 ASSIGNMENT = "fase08"
 COURSE_ID = "minitorch-fase08"  # nbgrader's course id: learners' exchange commands name it
-GRADED_FILE = "minitorch/tensor.py"  # the one file autograde takes from the submission
+GRADED_FILE = "minitorch/tensor.py"  # the learner's engine, taken from the submission
+MLP_FILE = "minitorch/mlp.py"  # the learner's MLP (lab 05), taken from the submission
+GRADED_FILES = (GRADED_FILE, MLP_FILE)  # every file autograde takes from the submission
 CELL_TIMEOUT = 600  # seconds per cell; the slowest graded cell takes a few seconds
 BUDGET = 60  # seconds per submission, all its notebooks: wall time to its deadline, kernels' CPU
 
@@ -93,9 +95,9 @@ c.CourseDirectory.root = "."
 c.CourseDirectory.ignore = [
     ".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis", ".pytest_cache",
 ]
-# The learner's tensor.py is graded; every other file comes back from source/. EXACT path:
-# nbgrader silently ignores globs and "./" prefixes here.
-c.Autograde.exclude_overwriting = {{"{ASSIGNMENT}": ["{GRADED_FILE}"]}}
+# The learner's tensor.py and mlp.py are graded; every other file comes back from source/.
+# EXACT paths: nbgrader silently ignores globs and "./" prefixes here.
+c.Autograde.exclude_overwriting = {{"{ASSIGNMENT}": {json.dumps(list(GRADED_FILES))}}}
 c.Execute.timeout = {CELL_TIMEOUT}
 # The exchange (release_assignment, collect, release_feedback): `course build --exchange DIR`,
 # by default exchange/ in this directory. Unset, nbgrader creates a world-writable system one.
@@ -250,9 +252,11 @@ def build(course_dir: Path = COURSE_DIR, for_class: bool = True,
     if for_class:
         _copy_theory(source)
     # Whatever sits in source/ ships verbatim (nbgrader strips no fences from .py files):
-    # always the stub, generated here, whatever state src/minitorch/tensor.py is in.
-    stub = stubgen.generate(stubgen.REFERENCE.read_text(encoding="utf-8"))
-    (source / GRADED_FILE).write_text(stub, encoding="utf-8")
+    # always the stubs, generated here, whatever state the learner's files are in.
+    for stub in stubgen.STUBS.values():
+        rel = stub.target.relative_to(ROOT / "src").as_posix()
+        assert rel in GRADED_FILES, f"{rel} is a learner's file autograde would overwrite"
+        (source / rel).write_text(stubgen.stub_text(stub), encoding="utf-8")
     return source
 
 
