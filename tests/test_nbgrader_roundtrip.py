@@ -350,7 +350,9 @@ def test_release_is_what_a_learner_receives(graded):
     release = graded / "release" / ASSIGNMENT
     notebooks = {p.name for p in course.lab_notebooks()}
     assert {p.name for p in release.iterdir()} == notebooks | {"minitorch", "minitorch_course",
-                                                               "theory"}
+                                                               "theory", "my_tests"}
+    assert {f"my_tests/{p.name}" for p in (release / "my_tests").iterdir()} == set(
+        course.LEARNER_TESTS)  # the learner's test skeletons, nothing else
     shipped = {str(p.relative_to(release)) for p in release.rglob("*") if p.is_file()}
     assert not any(name.startswith(("minitorch_grading", "minitorch_authoring"))
                    for name in shipped), shipped

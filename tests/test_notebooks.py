@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from minitorch_course import examplar
 from minitorch_course.catalog import LABS
 from minitorch_grading import course
 
@@ -208,11 +209,17 @@ def test_grading_env_drops_what_could_swap_the_graded_code(monkeypatch):
     assert env["PYTHONHASHSEED"] == "0"
 
 
-def test_course_config_excludes_exactly_the_graded_file(tmp_path):
+def test_course_config_excludes_exactly_the_graded_files(tmp_path):
     course.build(tmp_path / "course")
     config = (tmp_path / "course" / "nbgrader_config.py").read_text(encoding="utf-8")
-    assert ('c.Autograde.exclude_overwriting = {"fase08": ["minitorch/tensor.py", '
-            '"minitorch/mlp.py"]}') in config
+    namespace = {"get_config": lambda: None}
+    line = next(x for x in config.splitlines() if x.startswith("c.Autograde.exclude_overwriting"))
+    excluded = eval(line.split("=", 1)[1], namespace)["fase08"]  # noqa: S307 (our own config)
+    assert excluded[:2] == ["minitorch/tensor.py", "minitorch/mlp.py"]
+    assert sorted(excluded[2:]) == sorted(f"my_tests/{n}" for n in examplar.ALL_FILES)
+    for path in excluded:  # exact relative paths of files the release ships: no glob, no "./"
+        assert not any(ch in path for ch in "*?[") and not path.startswith("./"), path
+        assert (tmp_path / "course" / "source" / "fase08" / path).is_file(), path
     for default in (".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis",
                     ".pytest_cache"):
         assert f'"{default}"' in config

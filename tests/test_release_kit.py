@@ -69,7 +69,10 @@ def shipped_modules(release: Path) -> list[str]:
 
 
 def test_the_release_ships_the_packages_and_no_instructor_or_maintainer_code(release):
-    assert {p.name for p in release.iterdir() if p.is_dir()} == {*course.PACKAGES, "theory"}
+    assert {p.name for p in release.iterdir() if p.is_dir()} == {*course.PACKAGES, "theory",
+                                                                  "my_tests"}
+    assert sorted(p.name for p in (release / "my_tests").iterdir()) == sorted(
+        path.removeprefix("my_tests/") for path in course.LEARNER_TESTS)  # the skeletons only
     names = shipped_modules(release)
     assert "minitorch_course.check" in names and "minitorch_course.worker.main" in names
     assert not [n for n in names if n.startswith(("minitorch_grading", "minitorch_authoring"))]

@@ -34,6 +34,7 @@ def checkout(tmp_path, monkeypatch):
                     ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.bak-*"))
     shutil.copytree(ROOT / "notebooks", root / "notebooks",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.bak"))
+    shutil.copytree(ROOT / "my_tests", root / "my_tests")  # the learner's test skeletons
     assert selftest.learner_work(root) == [], "the committed stub or notebooks are stale"
     _git(root, "init", "-q")
     _git(root, "add", "-A")

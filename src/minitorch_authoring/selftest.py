@@ -63,6 +63,22 @@ def learner_work(root: Path = ROOT) -> list[str]:
             work.append(f"{NOTEBOOKS}/{path.name}")
     work += [f"{NOTEBOOKS}/{name}" for name in sorted(manifest)
              if not (root / NOTEBOOKS / name).is_file()]  # deleted
+    work += learner_tests_work(root)
+    return work
+
+
+def learner_tests_work(root: Path = ROOT) -> list[str]:
+    """The learner's test files (my_tests/) that are not the skeletons ``make stubs`` wrote."""
+    from minitorch_authoring import stubgen
+    from minitorch_course.examplar import ALL_FILES, FOLDER
+
+    folder = root / FOLDER
+    marks = stubgen._read_marks(folder / stubgen.SKELETON_MARKER)
+    work = []
+    for name in ALL_FILES:
+        path = folder / name
+        if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != marks.get(name):
+            work.append(f"{FOLDER}/{name}")
     return work
 
 

@@ -10,6 +10,11 @@ section it sits in: the nearest ``# @lab NN-name`` line above it.
     python -m minitorch_authoring.stubgen --force    # overwrite edited files, keeping backups
     python -m minitorch_authoring.stubgen --file mlp --target PATH   # one stub, elsewhere
 
+It also writes the learner's test skeletons, ``my_tests/test_*.py``, from the model set of
+``solutions/learner_tests/model/`` (each fenced region becomes one comment; the Spanish
+docstrings, which say what each file must cover, stay), with the same protection, recorded in
+``my_tests/.skeletons.sha256``.
+
 A learner's edited file is never overwritten silently: the tool compares the target with the
 stub it would write and with the marker beside it (``.stub.sha256`` for tensor.py,
 ``.stub.mlp.sha256`` for mlp.py: the hash of the last stub it wrote); anything else is the
@@ -145,6 +150,98 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+# ---------------------------------------------------------------- the learner's test skeletons
+SKELETON_SOURCE = ROOT / "solutions" / "learner_tests" / "model"  # the model set, fenced
+SKELETON_TARGET = ROOT / "my_tests"  # the learner's test folder (examplar.FOLDER)
+SKELETON_MARKER = ".skeletons.sha256"  # "hash  name" per skeleton this tool wrote
+SKELETON_BODY = "# TU CÓDIGO AQUÍ: tus tests, lo que pide el docstring de arriba"
+SKELETON_HEADER = ("# Tus tests (generado por `make stubs` como esqueleto; desde ahora es tuyo).\n"
+                   "# Ejecútalos con `python -m pytest my_tests`; `make check` dice qué tipos de\n"
+                   "# error atrapan.\n")
+
+
+def skeleton(source: str) -> str:
+    """The learner's skeleton of a model test file: each fenced region becomes one comment."""
+    out: list[str] = []
+    inside = False
+    for number, line in enumerate(source.splitlines(), 1):
+        stripped = line.strip()
+        if stripped == BEGIN:
+            if inside:
+                raise ValueError(f"line {number}: nested {BEGIN}")
+            inside = True
+            out.append(line[: len(line) - len(line.lstrip())] + SKELETON_BODY)
+        elif stripped == END:
+            if not inside:
+                raise ValueError(f"line {number}: {END} without {BEGIN}")
+            inside = False
+        elif not inside:
+            out.append(line)
+    if inside:
+        raise ValueError(f"unterminated {BEGIN}")
+    return SKELETON_HEADER + "\n".join(out) + "\n"
+
+
+def skeletons() -> dict[str, str]:
+    """File name -> skeleton text, for every learner test file (examplar.ALL_FILES)."""
+    from minitorch_course.examplar import ALL_FILES
+
+    return {name: skeleton((SKELETON_SOURCE / name).read_text(encoding="utf-8"))
+            for name in ALL_FILES}
+
+
+def _read_marks(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    pairs = (line.split(None, 1) for line in path.read_text().splitlines() if line.strip())
+    return {name.strip(): sha for sha, name in pairs}
+
+
+def write_protected(target: Path, text: str, last: str | None, force: bool) -> int:
+    """Write ``text`` to ``target`` unless it holds the learner's work: 0 written or already
+    current, 2 refused. ``last`` is the hash of what this tool last wrote there; ``force``
+    backs the learner's file up to ``NAME.bak-<time>`` first."""
+    current = target.read_text(encoding="utf-8") if target.exists() else None
+    if current == text:
+        return 0
+    if current is not None and _sha(current) != last:
+        if not force:
+            print(t("refusing to overwrite {target}: it differs from every stub this tool wrote, "
+                    "so it holds your own work. To replace it anyway, run `make stubs FORCE=1` "
+                    "(a backup is kept).", target=str(target)), file=sys.stderr)
+            return 2
+        backup = target.with_name(f"{target.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+        backup.write_text(current, encoding="utf-8")
+        print(t("backed up your {name} to {backup}", name=target.name, backup=str(backup)))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    print(f"wrote {target}")
+    return 0
+
+
+def write_skeletons(folder: Path, force: bool = False, check: bool = False) -> int:
+    """The learner's test skeletons in ``folder``: written (never over an edited test without
+    ``force``, which keeps a backup), or with ``check`` 1 if any is stale."""
+    marker = folder / SKELETON_MARKER
+    marks = _read_marks(marker)
+    status = 0
+    for name, text in skeletons().items():
+        target = folder / name
+        if check:
+            current = target.read_text(encoding="utf-8") if target.exists() else None
+            if current != text or marks.get(name) != _sha(text):
+                print(f"{target} is not the current skeleton; run `make stubs`")
+                status = 1
+            continue
+        code = write_protected(target, text, marks.get(name), force)
+        if code == 0:
+            marks[name] = _sha(text)
+        status = max(status, code)
+    if not check:
+        marker.write_text("".join(f"{sha}  {name}\n" for name, sha in sorted(marks.items())))
+    return status
+
+
 def write(stub: Stub, target: Path, check: bool, force: bool) -> int:
     """Write (or ``check``) one stub at ``target``; 0 done, 1 stale (check), 2 refused."""
     text = stub_text(stub)
@@ -165,19 +262,10 @@ def write(stub: Stub, target: Path, check: bool, force: bool) -> int:
         print(f"{target} is already up to date")
         return 0
     last = marker.read_text().strip() if marker.exists() else None
-    if current is not None and _sha(current) != last:
-        if not force:
-            print(t("refusing to overwrite {target}: it differs from every stub this tool wrote, "
-                    "so it holds your own work. To replace it anyway, run `make stubs FORCE=1` "
-                    "(a backup is kept).", target=str(target)), file=sys.stderr)
-            return 2
-        backup = target.with_name(f"{target.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
-        backup.write_text(current, encoding="utf-8")
-        print(t("backed up your {name} to {backup}", name=target.name, backup=str(backup)))
-    target.write_text(text, encoding="utf-8")
-    marker.write_text(_sha(text) + "\n")
-    print(f"wrote {target}")
-    return 0
+    code = write_protected(target, text, last, force)
+    if code == 0:
+        marker.write_text(_sha(text) + "\n")
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -188,13 +276,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="only this learner file (default: all of them)")
     parser.add_argument("--target", type=Path, default=None,
                         help="where to write the stub (with --file; default tensor's)")
+    parser.add_argument("--tests-target", type=Path, default=None,
+                        help="the learner's test folder (default my_tests/, unless --target "
+                        "names another file)")
     args = parser.parse_args(argv)
+    tests_target = args.tests_target or (SKELETON_TARGET if args.target is None else None)
 
     names = [args.file] if args.file else (["tensor"] if args.target else list(STUBS))
     status = 0
     for name in names:
         stub = STUBS[name]
         status = max(status, write(stub, args.target or stub.target, args.check, args.force))
+    if tests_target is not None and status != 1:
+        status = max(status, write_skeletons(tests_target, args.force, args.check))
     return status
 
 

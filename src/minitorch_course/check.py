@@ -277,6 +277,22 @@ def full_report(reports: list[RowReport], style: Style) -> str:
     return "\n".join(out)
 
 
+def tests_report(reports: list[RowReport]) -> str:
+    """The learner's own tests (my_tests/), lab by lab: kinds of mistake caught / kinds
+    (``minitorch_course.examplar``; cached by the files' hash, so an unchanged lab is free)."""
+    from minitorch_course import examplar
+
+    try:
+        grades, which = examplar.learner_grades(list(examplar.LAB_FILES),
+                                                examplar.passing_methods(reports))
+    except Exception as err:  # noqa: BLE001 (the table above stands on its own)
+        return t("your tests could not be graded: {error}: {message}",
+                 error=type(err).__name__, message=str(err))
+    return "\n".join(textwrap.fill(line, WIDTH, subsequent_indent="      ")
+                     if len(line) > WIDTH else line
+                     for line in examplar.learner_report(grades, which)) + "\n"
+
+
 def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None) -> int:
     """The report; ``loaded`` is an already loaded ``(implementation, label)`` (a maintainer's
     tool showing the learner's view of a planted mistake), else ``--impl`` says which."""
@@ -294,6 +310,8 @@ def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None
     parser.add_argument("--seed", type=int, default=0,
                         help="draw the inputs' values from this seed (the grading seed in your "
                         "feedback reproduces a graded case; default 0)")
+    parser.add_argument("--no-tests", dest="tests", action="store_false",
+                        help="leave out the grading of your own tests (my_tests/)")
     args = parser.parse_args(argv)
     if argv is None:  # the learner's command line: always end with the sentence
         args.closing = True
@@ -344,6 +362,8 @@ def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None
     say(table(reports, style, whole=names is None, mlp=mlp))
     if names:
         say(full_report(reports, style))
+    elif args.tests and loaded is None and args.impl == "learner":
+        say(tests_report(reports))
     mlp_pairs = [(MLP_CELLS[f.check], f) for f in mlp or []]
     earned = sum(r.earned(GRADED) for r in reports) + sum(c.points for c, f in mlp_pairs
                                                            if f.passed)

@@ -15,9 +15,11 @@ runs inside it and must not find the reference next door) holds ``nbgrader_confi
 ``solutions/notebooks/``, the packages they import and the theory (``RELEASE`` below says exactly
 what). ``minitorch/tensor.py`` there is the STUB, generated from the reference here, never the
 reference itself: nbgrader copies package files verbatim. At autograde, every file of a
-submission is restored from ``source/`` except the learner's files, ``minitorch/tensor.py`` and
-``minitorch/mlp.py`` (``Autograde.exclude_overwriting``): they are graded with the course's own
-checks, which the learner cannot edit.
+submission is restored from ``source/`` except the learner's files, ``minitorch/tensor.py``,
+``minitorch/mlp.py`` and the learner's test files ``my_tests/test_*.py``
+(``Autograde.exclude_overwriting``, ``LEARNER_FILES``): the learner's code is graded with the
+course's own checks, which the learner cannot edit, and the learner's tests by the chaffs they
+catch (``minitorch_course.examplar``).
 
 ``build`` rewrites only what it generates (``nbgrader_config.py`` and ``source/fase08/``) and never
 touches grading data: ``gradebook.db``, ``submitted/``, ``autograded/``, ``feedback/``, an
@@ -47,7 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from minitorch_course import catalog, i18n
+from minitorch_course import catalog, examplar, i18n
 from minitorch_course.i18n import t
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +61,10 @@ ASSIGNMENT = "fase08"
 COURSE_ID = "minitorch-fase08"  # nbgrader's course id: learners' exchange commands name it
 GRADED_FILE = "minitorch/tensor.py"  # the learner's engine, taken from the submission
 MLP_FILE = "minitorch/mlp.py"  # the learner's MLP (lab 05), taken from the submission
-GRADED_FILES = (GRADED_FILE, MLP_FILE)  # every file autograde takes from the submission
+GRADED_FILES = (GRADED_FILE, MLP_FILE)  # the learner's code autograde takes from the submission
+# ... and the learner's own tests (skeletons in the release), graded by the chaffs they catch
+LEARNER_TESTS = tuple(f"{examplar.FOLDER}/{name}" for name in examplar.ALL_FILES)
+LEARNER_FILES = (*GRADED_FILES, *LEARNER_TESTS)  # every exact path in exclude_overwriting
 CELL_TIMEOUT = 600  # seconds per cell; the slowest graded cell takes a few seconds
 BUDGET = 60  # seconds per submission, all its notebooks: wall time to its deadline, kernels' CPU
 
@@ -94,10 +99,11 @@ c.CourseDirectory.root = "."
 # Setting `ignore` replaces nbgrader's defaults: repeat them, and keep caches out of the release.
 c.CourseDirectory.ignore = [
     ".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".hypothesis", ".pytest_cache",
+    ".grades.json",
 ]
-# The learner's tensor.py and mlp.py are graded; every other file comes back from source/.
-# EXACT paths: nbgrader silently ignores globs and "./" prefixes here.
-c.Autograde.exclude_overwriting = {{"{ASSIGNMENT}": {json.dumps(list(GRADED_FILES))}}}
+# The learner's tensor.py, mlp.py and test files are graded; every other file comes back from
+# source/. EXACT paths: nbgrader silently ignores globs and "./" prefixes here.
+c.Autograde.exclude_overwriting = {{"{ASSIGNMENT}": {json.dumps(list(LEARNER_FILES))}}}
 c.Execute.timeout = {CELL_TIMEOUT}
 # The exchange (release_assignment, collect, release_feedback): `course build --exchange DIR`,
 # by default exchange/ in this directory. Unset, nbgrader creates a world-writable system one.
@@ -257,6 +263,9 @@ def build(course_dir: Path = COURSE_DIR, for_class: bool = True,
         rel = stub.target.relative_to(ROOT / "src").as_posix()
         assert rel in GRADED_FILES, f"{rel} is a learner's file autograde would overwrite"
         (source / rel).write_text(stubgen.stub_text(stub), encoding="utf-8")
+    (source / examplar.FOLDER).mkdir()
+    for name, text in stubgen.skeletons().items():  # the learner's test files start as these
+        (source / examplar.FOLDER / name).write_text(text, encoding="utf-8")
     return source
 
 
