@@ -210,7 +210,7 @@ class Tensor(TensorBase):
 
     @shape_errors
     def div(self, other: Any) -> Tensor:
-        """a / b, elementwise with broadcasting; d/da = 1/b, d/db = -a/b². -> broadcast shape."""
+        """a / b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
         other = self._as_tensor(other)
         ### BEGIN SOLUTION
         a, b = self.data, other.data
@@ -232,7 +232,7 @@ class Tensor(TensorBase):
 
     @shape_errors
     def pow(self, other: Any) -> Tensor:
-        """a ** b with broadcasting; d/da = b·a^(b-1), d/db = a^b·ln a (needs a > 0)."""
+        """a ** b with broadcasting; the exponent's gradient needs a > 0 (theory/02, pow at base 0)."""
         other = self._as_tensor(other)
         ### BEGIN SOLUTION
         a, b = self.data, other.data
@@ -240,8 +240,9 @@ class Tensor(TensorBase):
         need_b = other.requires_grad  # ln a is undefined for a <= 0: only when b needs it
 
         def _backward(g):
-            # At a = 0 the rules meet 0 · ∞ (a ** -1, ln 0); torch's convention, kept here: a ** 0
-            # is constant in a (slope 0), and 0 ** b is constant in b for b >= 0 (slope 0).
+            # At a = 0 the rules meet 0 · ∞ (a ** -1, ln 0). a ** 0 is constant in a (slope 0);
+            # 0 ** b is 0 for b > 0 (slope 0 in b) but not differentiable at b = 0 (0 ** 0 = 1):
+            # slope 0 there is torch's convention, kept here.
             with np.errstate(divide="ignore", invalid="ignore"):
                 ga = np.where(b == 0, 0.0, g * b * a ** (b - 1))
                 if not need_b:
@@ -252,7 +253,7 @@ class Tensor(TensorBase):
         ### END SOLUTION
 
     def exp(self) -> Tensor:
-        """e^a, elementwise; its derivative is its own output. (...) -> (...)."""
+        """e^a, elementwise. (...) -> (...)."""
         ### BEGIN SOLUTION
         out_data = np.exp(self.data)
 
@@ -263,7 +264,7 @@ class Tensor(TensorBase):
         ### END SOLUTION
 
     def log(self) -> Tensor:
-        """ln a, elementwise (a > 0); d/da = 1/a. (...) -> (...)."""
+        """ln a, elementwise (a > 0). (...) -> (...)."""
         ### BEGIN SOLUTION
         a = self.data
 
@@ -274,7 +275,7 @@ class Tensor(TensorBase):
         ### END SOLUTION
 
     def sqrt(self) -> Tensor:
-        """√a, elementwise (a > 0); d/da = 1/(2√a). (...) -> (...)."""
+        """√a, elementwise (a > 0). (...) -> (...)."""
         ### BEGIN SOLUTION
         out_data = np.sqrt(self.data)
 
@@ -285,7 +286,7 @@ class Tensor(TensorBase):
         ### END SOLUTION
 
     def relu(self) -> Tensor:
-        """max(a, 0), elementwise; d/da = 1 if a > 0 else 0 (0 at the kink, as torch)."""
+        """max(a, 0), elementwise; at the kink a = 0 the gradient is 0, as torch's. (...) -> (...)."""
         ### BEGIN SOLUTION
         a = self.data
 
@@ -298,7 +299,7 @@ class Tensor(TensorBase):
     def gelu(self, approximate: str = "none") -> Tensor:
         """a·Φ(a), Φ the standard normal CDF; ``approximate='tanh'`` uses torch's tanh formula.
 
-        exact: d/da = Φ(a) + a·φ(a);  tanh: 0.5·a·(1 + tanh(u)), u = √(2/π)·(a + 0.044715·a³).
+        tanh: 0.5·a·(1 + tanh(u)), u = √(2/π)·(a + 0.044715·a³). Derivatives: theory/02, gelu.
         """
         if approximate not in ("none", "tanh"):
             raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
@@ -321,7 +322,7 @@ class Tensor(TensorBase):
         ### END SOLUTION
 
     def tanh(self) -> Tensor:
-        """tanh a, elementwise; d/da = 1 - tanh²a. (...) -> (...)."""
+        """tanh a, elementwise. (...) -> (...)."""
         ### BEGIN SOLUTION
         t = np.tanh(self.data)
 
@@ -332,7 +333,7 @@ class Tensor(TensorBase):
         ### END SOLUTION
 
     def sigmoid(self) -> Tensor:
-        """σ(a) = 1/(1+e^-a), elementwise; d/da = σ(a)(1-σ(a)). (...) -> (...)."""
+        """σ(a) = 1/(1+e^-a), elementwise (``_sigmoid`` computes it without overflow). (...) -> (...)."""
         ### BEGIN SOLUTION
         s = _sigmoid(self.data)
 
@@ -526,8 +527,8 @@ class Tensor(TensorBase):
     def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
         """Mean over the batch of -log softmax(logits)[i, targets[i]]: (N, C), (N,) ints -> ().
 
-        Fused through log-sum-exp, so logits of ±1e4 stay finite; the gradient with respect to
-        the logits is (softmax(logits) - onehot(targets)) / N.
+        Fused through log-sum-exp, so logits of ±1e4 stay finite; one node, whose gradient you
+        derive in theory/03, section 4.4.
         """
         logits = Tensor._as_tensor(logits)
         targets = _class_targets(targets, logits.shape)

@@ -31,7 +31,8 @@ GENERIC |= {"p.data -= lr * p.grad", "for p in params.values():", "for step in r
             "for k, v in params0.items()}", "losses.append(loss.item())",
             "rng = np.random.default_rng(seed)"}
 # The learner's reading: theory and notebooks are checked line by line by issue 28's rule (no
-# backward line of an op before the learner writes it), stricter than this one.
+# backward line of an op before the learner writes it: tests/test_leaks.py), stricter than this
+# one; this test also forbids a line after its lab (lab 04 shows unbroadcast's, theory 05 silu's).
 STUDENT_MATERIALS = ("theory/", "notebooks/")
 
 

@@ -114,7 +114,7 @@ class Tensor(TensorBase):
 
     @shape_errors
     def div(self, other: Any) -> Tensor:
-        """a / b, elementwise with broadcasting; d/da = 1/b, d/db = -a/b². -> broadcast shape."""
+        """a / b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
         other = self._as_tensor(other)
         raise NotImplementedError("Tensor.div: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
@@ -124,41 +124,41 @@ class Tensor(TensorBase):
 
     @shape_errors
     def pow(self, other: Any) -> Tensor:
-        """a ** b with broadcasting; d/da = b·a^(b-1), d/db = a^b·ln a (needs a > 0)."""
+        """a ** b with broadcasting; the exponent's gradient needs a > 0 (theory/02, pow at base 0)."""
         other = self._as_tensor(other)
         raise NotImplementedError("Tensor.pow: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def exp(self) -> Tensor:
-        """e^a, elementwise; its derivative is its own output. (...) -> (...)."""
+        """e^a, elementwise. (...) -> (...)."""
         raise NotImplementedError("Tensor.exp: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def log(self) -> Tensor:
-        """ln a, elementwise (a > 0); d/da = 1/a. (...) -> (...)."""
+        """ln a, elementwise (a > 0). (...) -> (...)."""
         raise NotImplementedError("Tensor.log: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def sqrt(self) -> Tensor:
-        """√a, elementwise (a > 0); d/da = 1/(2√a). (...) -> (...)."""
+        """√a, elementwise (a > 0). (...) -> (...)."""
         raise NotImplementedError("Tensor.sqrt: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def relu(self) -> Tensor:
-        """max(a, 0), elementwise; d/da = 1 if a > 0 else 0 (0 at the kink, as torch)."""
+        """max(a, 0), elementwise; at the kink a = 0 the gradient is 0, as torch's. (...) -> (...)."""
         raise NotImplementedError("Tensor.relu: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def gelu(self, approximate: str = "none") -> Tensor:
         """a·Φ(a), Φ the standard normal CDF; ``approximate='tanh'`` uses torch's tanh formula.
 
-        exact: d/da = Φ(a) + a·φ(a);  tanh: 0.5·a·(1 + tanh(u)), u = √(2/π)·(a + 0.044715·a³).
+        tanh: 0.5·a·(1 + tanh(u)), u = √(2/π)·(a + 0.044715·a³). Derivatives: theory/02, gelu.
         """
         if approximate not in ("none", "tanh"):
             raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
         raise NotImplementedError("Tensor.gelu: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def tanh(self) -> Tensor:
-        """tanh a, elementwise; d/da = 1 - tanh²a. (...) -> (...)."""
+        """tanh a, elementwise. (...) -> (...)."""
         raise NotImplementedError("Tensor.tanh: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def sigmoid(self) -> Tensor:
-        """σ(a) = 1/(1+e^-a), elementwise; d/da = σ(a)(1-σ(a)). (...) -> (...)."""
+        """σ(a) = 1/(1+e^-a), elementwise (``_sigmoid`` computes it without overflow). (...) -> (...)."""
         raise NotImplementedError("Tensor.sigmoid: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     # ================================================================== reductions and shape ops
@@ -237,8 +237,8 @@ class Tensor(TensorBase):
     def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
         """Mean over the batch of -log softmax(logits)[i, targets[i]]: (N, C), (N,) ints -> ().
 
-        Fused through log-sum-exp, so logits of ±1e4 stay finite; the gradient with respect to
-        the logits is (softmax(logits) - onehot(targets)) / N.
+        Fused through log-sum-exp, so logits of ±1e4 stay finite; one node, whose gradient you
+        derive in theory/03, section 4.4.
         """
         logits = Tensor._as_tensor(logits)
         targets = _class_targets(targets, logits.shape)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from minitorch_course.exercises import EXERCISES, answer_cell
 from minitorch_course.i18n import _
 
 Shape = tuple[int, ...]
@@ -899,6 +900,9 @@ class Cell:
 
 NOTEBOOK_ONLY_CELLS: tuple[Cell, ...] = (
     Cell("check_exercise_shapes", "00-tensor-skeleton", 1, what="the gradient-shapes exercise"),
+) + tuple(  # predict, then run: one graded answer cell per exercise (minitorch_course.exercises)
+    Cell(answer_cell(name), exercise.lab, 1, what=exercise.title)
+    for name, exercise in EXERCISES.items()
 )
 
 

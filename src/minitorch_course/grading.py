@@ -166,11 +166,36 @@ def check_mlp(check: str) -> None:
 
 @contextmanager
 def pending() -> Iterator[None]:
-    """For demo cells: an op you have not written yet prints a note instead of a traceback."""
+    """For demo cells: an op you have not written yet prints a note instead of a traceback, and
+    a bug of yours prints where it happened in your file and which graded cell explains it,
+    instead of a raw NumPy traceback (the demo is not graded; the check below it is)."""
     try:
         yield
     except NotImplementedError as err:
         print(t("(not written yet) {error}", error=str(err)))
+    except Exception as err:  # noqa: BLE001 - a demo cell never shows the course's plumbing
+        print(demo_failure(err))
+
+
+def demo_failure(err: BaseException) -> str:
+    """What a demo cell says when the learner's code raised ``err``: the error, the lines of
+    the learner's own file it went through, and where the explanation is."""
+    import traceback
+
+    import minitorch
+
+    mine = Path(minitorch.TENSOR_FILE).resolve()
+    frames = [f for f in traceback.extract_tb(err.__traceback__)
+              if f.filename and Path(f.filename).resolve() == mine]
+    lines = [t("This demo stopped: your code raised {error}: {message}",
+               error=type(err).__name__, message=str(err).splitlines()[0] if str(err) else "")]
+    if frames:
+        lines.append(_("Your code (most recent call last):"))
+        lines += [f"  {runner.shown(Path(f.filename))}, line {f.lineno}, in {f.name}\n    {f.line}"
+                  for f in frames]
+    lines.append(_("The graded check of this op, below, runs the course's cases and names the "
+                   "likely cause: run it."))
+    return "\n".join(lines)
 
 
 def check_my_tests(*labs: str) -> float:

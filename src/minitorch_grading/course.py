@@ -315,7 +315,8 @@ def with_demo_outputs(student: dict, instructor: dict) -> dict:
     nbgrader clears every output; a learner browsing notebooks/ on the forge should still see
     what the demos produce. Only cells that are neither graded nor solutions nor the set-up
     cell, and whose source is the instructor's, get their outputs back: no answer and no grade
-    leaks.
+    leaks. A demo that runs the learner's ops (``with pending():``) keeps none either: its
+    output is the reference's, which the learner should predict and then produce.
     """
     rendered = {c.get("id"): c for c in instructor.get("cells", []) if c.get("id")}
     for cell in student.get("cells", []):
@@ -324,6 +325,7 @@ def with_demo_outputs(student: dict, instructor: dict) -> dict:
         if (cell.get("cell_type") == "code" and source is not None
                 and not meta.get("grade") and not meta.get("solution")
                 and meta.get("grade_id") != "setup"  # it would name the reference
+                and "pending(" not in "".join(cell.get("source", ""))
                 and source.get("source") == cell.get("source")):
             cell["outputs"] = copy.deepcopy(source.get("outputs", []))
     return student

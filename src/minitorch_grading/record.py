@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import copy
+import io
 import json
 import os
 import re
@@ -813,7 +815,9 @@ def _free_names(source: str) -> set[str]:
               and isinstance(n.ctx, ast.Load)}
     stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
               and isinstance(n.ctx, ast.Store)}
-    return loaded - stored - set(vars(builtins))
+    imported = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
+                if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names}
+    return loaded - stored - imported - set(vars(builtins))
 
 
 def judge_answer(cell: GradedCell, values: dict, solution: dict | None = None) -> bool:
@@ -829,7 +833,7 @@ def judge_answer(cell: GradedCell, values: dict, solution: dict | None = None) -
             for k in used)
     namespace = {"np": np, "__builtins__": __builtins__, **copy.deepcopy(values)}
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
             warnings.simplefilter("ignore")
             exec(compile(cell.source, f"<{cell.grade_id}>", "exec"), namespace)  # noqa: S102
     except Exception:  # noqa: BLE001 - an assert, NotImplementedError (unanswered)...
