@@ -27,7 +27,7 @@ import sys
 import textwrap
 import time
 
-from minitorch_course import messages, runner
+from minitorch_course import done, messages, quiz, runner
 from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, lab_points
 from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport, telling
@@ -231,6 +231,16 @@ def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None
           "· {todo} not started · {seconds:.1f} s", earned=earned, possible=possible,
           passed=counts[PASS], rows=len(reports), failing=counts[FAIL],
           todo=counts[NOT_STARTED], seconds=elapsed))
+    if names is None:  # the whole report ends with the quiz and the definition of done
+        quiz_report = quiz.report()
+        say()
+        for line in quiz.lines(quiz_report):
+            say(line)
+        say()
+        unknown = "·" if style.ok == "✓" else "."
+        marks = {done.YES: style.ok, done.NO: style.bad, done.UNKNOWN: unknown}
+        for line in done.lines(done.ticks(reports, quiz_report), marks):
+            say(line)
     return _close(0 if counts[PASS] == len(reports) else 1, args.closing, say)
 
 

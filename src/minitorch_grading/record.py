@@ -693,7 +693,9 @@ def _free_names(source: str) -> set[str]:
               and isinstance(n.ctx, ast.Load)}
     stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
               and isinstance(n.ctx, ast.Store)}
-    return loaded - stored - set(vars(builtins))
+    imported = {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
+                if isinstance(n, ast.Import | ast.ImportFrom) for a in n.names}
+    return loaded - stored - imported - set(vars(builtins))
 
 
 def judge_answer(cell: GradedCell, values: dict, solution: dict | None = None) -> bool:
