@@ -274,9 +274,12 @@ def lines(rep: QuizReport) -> list[str]:
     out = [t("{title}: {right}/{count} right · {need} needed to pass (70 %) · {verdict}",
              title=title, right=rep.right, count=count, need=pass_mark(count),
              verdict=_("passed") if rep.passed else _("not passed yet"))]
-    words = {"wrong": _("wrong"), "unanswered": _("unanswered"),
-             "malformed": _("not in the asked form")}
+    words = {"wrong": _("wrong"), "malformed": _("not in the asked form")}
     for number, status in rep.statuses.items():
-        if status != "right":
+        if status in words:
             out.append(f"  {words[status]}: {where_to_read(BY_NUMBER[number])}")
+    todo = [str(n) for n, s in rep.statuses.items() if s == "unanswered"]
+    if todo:
+        out.append("  " + t("unanswered (or not a literal in the saved notebook): {numbers}",
+                            numbers=", ".join(todo)))
     return out
