@@ -1,4 +1,4 @@
-"""Quiz 08: each question's answer form and feedback, the judging of one answer, and the score
+"""Quiz 08 (and the labs' answer cells): each question's answer form and feedback, the judging of one answer, and the score
 of a learner's notebook. The quiz notebook's graded cells call ``check_format`` (in the open)
 and ``grade`` (in a hidden test, with the key); ``python -m minitorch_course.check`` calls
 ``report``, so the notebook, nbgrader and the progress report judge with the same code.
@@ -48,10 +48,15 @@ class Question:
     atol: float = 1e-6
     rtol: float = 1e-6
     unordered: bool = False  # a set of axes: the order does not matter
+    name: str = ""  # a lab's answer cell: its variable (the quiz's are respuesta_NN)
 
     @property
     def variable(self) -> str:
-        return f"respuesta_{self.number:02d}"
+        return self.name or f"respuesta_{self.number:02d}"
+
+    @property
+    def label(self) -> str:
+        return self.name if self.name else t("question {number}", number=self.number)
 
 
 T01, T02, T03, T04 = ("01-tensor-as-node.md", "02-tensor-op-derivatives.md",
@@ -84,6 +89,23 @@ QUESTIONS: tuple[Question, ...] = (
              N_("5. Absolute and relative tolerance")),
 )
 BY_NUMBER = {q.number: q for q in QUESTIONS}
+
+# the labs' predict-then-run and compute-by-hand cells: the same forms, feedback and judging
+T05 = "05-extension-silu.md"
+EXERCISES: dict[str, Question] = {q.name: q for q in (
+    Question(0, PAIR, N_("silu's derivative by hand"), T05,
+             N_("2. The derivative: on paper, yours"), atol=2e-3, name="silu_prima"),
+    Question(0, PAIR, N_("the slopes of the U-curve"), T04,
+             N_("4. The U-curve and the optimal ε"), atol=0.26, name="pendientes"),
+    Question(0, NUMBER, N_("the bottom of the U-curve"), T04,
+             N_("4. The U-curve and the optimal ε"), atol=1.01, name="log10_eps_optimo"),
+    Question(0, LETTER, N_("a random upstream gradient"), T04,
+             N_("7. A random upstream gradient"), name="pasa_con_sum"),
+)}
+
+
+def _question(which: int | str) -> Question:
+    return EXERCISES[which] if isinstance(which, str) else BY_NUMBER[which]
 
 
 def pass_mark(count: int | None = None) -> int:
@@ -139,27 +161,27 @@ def _same(value, key, form, q: Question) -> bool:
 def where_to_read(q: Question) -> str:
     """The feedback of a wrong answer: the topic and the section to re-read (no answer)."""
     folder = "theory/en" if language() == "en" else "theory"
-    return t("question {number} ({topic}): re-read {folder}/{file}, section «{section}»",
-             number=q.number, topic=_(q.topic), folder=folder, file=q.theory,
+    return t("{label} ({topic}): re-read {folder}/{file}, section «{section}»",
+             label=q.label, topic=_(q.topic), folder=folder, file=q.theory,
              section=_(q.section))
 
 
-def check_format(number: int, value) -> None:
-    """The visible check of a quiz cell: answered, and in the form the question asks for."""
+def check_format(number: int | str, value) -> None:
+    """The visible check of an answer cell (a quiz question's number, or a lab exercise's
+    variable): answered, and in the form the question asks for."""
     __tracebackhide__ = True
-    q = BY_NUMBER[number]
+    q = _question(number)
     if value is None:
         raise NotImplementedError(t(
-            "question {number} not answered yet ({notebook}.ipynb): replace None by your answer",
-            number=number, notebook=NOTEBOOK))
+            "{label} not answered yet: replace None by your answer", label=q.label))
     if not _fits(value, q.form):
         raise AssertionError(t("{variable} must be {form}", variable=q.variable,
                                form=describe(q.form)))
 
 
-def judge(number: int, value, key) -> str:
+def judge(number: int | str, value, key) -> str:
     """'right', 'wrong', 'unanswered' or 'malformed'."""
-    q = BY_NUMBER[number]
+    q = _question(number)
     if value is None:
         return "unanswered"
     if not _fits(value, q.form):
@@ -167,12 +189,12 @@ def judge(number: int, value, key) -> str:
     return "right" if _same(value, key, q.form, q) else "wrong"
 
 
-def grade(number: int, value, key) -> None:
-    """The hidden test of a quiz cell: raise with the section to re-read unless right."""
+def grade(number: int | str, value, key) -> None:
+    """The hidden test of an answer cell: raise with the section to re-read unless right."""
     __tracebackhide__ = True
     check_format(number, value)
     if judge(number, value, key) != "right":
-        raise AssertionError(t("not right yet: {where}", where=where_to_read(BY_NUMBER[number])))
+        raise AssertionError(t("not right yet: {where}", where=where_to_read(_question(number))))
 
 
 # ---------------------------------------------------------------- a whole notebook
@@ -220,7 +242,9 @@ def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int, object]:
             if isinstance(node, ast.Call) and len(node.args) == 3 and (
                     getattr(node.func, "attr", None) == "grade"
                     or getattr(node.func, "id", None) == "grade"):
-                key[ast.literal_eval(node.args[0])] = ast.literal_eval(node.args[2])
+                which = ast.literal_eval(node.args[0])
+                if isinstance(which, int):
+                    key[which] = ast.literal_eval(node.args[2])
     return key
 
 
