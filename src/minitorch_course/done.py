@@ -87,13 +87,14 @@ def _written(source: str) -> bool:
         tree = ast.parse(source)
     except SyntaxError:
         return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == TEST_FUNCTION:
-            raises = [n for n in ast.walk(node) if isinstance(n, ast.Raise)
-                      and "NotImplementedError" in ast.unparse(n)]
-            checks = [n for n in ast.walk(node) if isinstance(n, ast.Assert | ast.Call)]
-            return not raises and bool(checks)
-    return False
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == TEST_FUNCTION]
+    if not defs:
+        return False
+    last = defs[-1]  # the definition that takes effect
+    raises = [n for n in ast.walk(last) if isinstance(n, ast.Raise)
+              and "NotImplementedError" in ast.unparse(n)]
+    checks = [n for n in ast.walk(last) if isinstance(n, ast.Assert | ast.Call)]
+    return not raises and bool(checks)
 
 
 def note_complete(source: str, words: int = 8) -> bool:
