@@ -62,3 +62,20 @@ def test_note_structure():
     assert not done.note_complete(full.replace(f"**{done.NOTE_PARTS[1]}:**", "**Otro:**"))
     assert not done.note_complete("\n".join(f"**{p}:**\nYOUR ANSWER HERE" for p in
                                             done.NOTE_PARTS))
+
+
+def test_the_extension_is_ticked_with_the_method_test_and_note():
+    """The reference's lab 06 rows with the instructor notebook tick it; the student
+    notebook (no test, no note) does not, though the method passes."""
+    from minitorch_course import quiz, runner
+    from minitorch_course.catalog import ops_for_lab
+
+    impl, _label = runner.load("reference")
+    reports = runner.run([op.name for op in ops_for_lab(done.EXTENSION_LAB)], impl,
+                         ("forward", "backward"), 1)
+    unavailable = quiz.QuizReport({}, "no key")
+    solved = ROOT / "solutions" / "notebooks" / "06-extension-silu.ipynb"
+    blank = ROOT / "notebooks" / "06-extension-silu.ipynb"
+    assert done.ticks(reports, unavailable, solved)["extension"] == done.YES
+    assert done.ticks(reports, unavailable, blank)["extension"] == done.NO
+    assert done.ticks(reports, unavailable, solved)["quiz"] == done.UNKNOWN
