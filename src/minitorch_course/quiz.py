@@ -49,6 +49,7 @@ class Question:
     rtol: float = 1e-6
     unordered: bool = False  # a set of axes: the order does not matter
     name: str = ""  # a lab's answer cell: its variable (the quiz's are respuesta_NN)
+    notebook: str = NOTEBOOK  # where the answer cell is
 
     @property
     def variable(self) -> str:
@@ -92,15 +93,19 @@ BY_NUMBER = {q.number: q for q in QUESTIONS}
 
 # the labs' predict-then-run and compute-by-hand cells: the same forms, feedback and judging
 T05 = "05-extension-silu.md"
+LAB04 = "04-gradcheck-and-properties"
 EXERCISES: dict[str, Question] = {q.name: q for q in (
     Question(0, PAIR, N_("silu's derivative by hand"), T05,
-             N_("2. The derivative: on paper, yours"), atol=2e-3, name="silu_prima"),
+             N_("2. The derivative: on paper, yours"), atol=2e-3, name="silu_prima",
+             notebook="06-extension-silu"),
     Question(0, PAIR, N_("the slopes of the U-curve"), T04,
-             N_("4. The U-curve and the optimal ε"), atol=0.26, name="pendientes"),
+             N_("4. The U-curve and the optimal ε"), atol=0.26, name="pendientes",
+             notebook=LAB04),
     Question(0, NUMBER, N_("the bottom of the U-curve"), T04,
-             N_("4. The U-curve and the optimal ε"), atol=1.01, name="log10_eps_optimo"),
+             N_("4. The U-curve and the optimal ε"), atol=1.01, name="log10_eps_optimo",
+             notebook=LAB04),
     Question(0, LETTER, N_("a random upstream gradient"), T04,
-             N_("7. A random upstream gradient"), name="pasa_con_sum"),
+             N_("7. A random upstream gradient"), name="pasa_con_sum", notebook=LAB04),
 )}
 
 
@@ -173,7 +178,8 @@ def check_format(number: int | str, value) -> None:
     q = _question(number)
     if value is None:
         raise NotImplementedError(t(
-            "{label} not answered yet: replace None by your answer", label=q.label))
+            "{label} not answered yet (notebooks/{notebook}.ipynb): replace None by your answer",
+            label=q.label, notebook=q.notebook))
     if not _fits(value, q.form):
         raise AssertionError(t("{variable} must be {form}", variable=q.variable,
                                form=describe(q.form)))
