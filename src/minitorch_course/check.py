@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None
           todo=counts[NOT_STARTED], seconds=elapsed))
     if names is None:  # the whole report ends with mypy, the quiz and the definition of done
         tensor_file = getattr(impl, "__file__", None)
-        if tensor_file:
+        if tensor_file and Path(tensor_file).is_file():  # not a mutant made from source
             say()
             for line in types_lines(Path(tensor_file), style):
                 say(line)
