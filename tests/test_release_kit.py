@@ -115,10 +115,15 @@ def _report(cwd: Path, *args: str, lang: str = "es", env_extra: dict | None = No
 
 
 def _comparable(text: str) -> str:
-    """The report without what differs between two runs or two folders: the duration and where
-    the learner's tensor.py lies."""
+    """The report without what differs between two runs or two folders: the duration (or a
+    cached mypy result), where the learner's tensor.py lies, and the quiz, whose key a release
+    does not hold (its section and its item of the definition of done)."""
     text = re.sub(r"[\d.]+ s\b", "<s>", text)
-    return re.sub(r"\((?:src/)?minitorch/tensor\.py\)", "(tensor.py)", text)
+    text = re.sub(r"\((?:guardado|cached)\)", "(<s>)", text)
+    text = re.sub(r"(?:src/)?minitorch/tensor\.py\b", "tensor.py", text)
+    text = re.sub(r"\n(?:Cuestionario|Quiz) 08 .*?\n\n", "\n<quiz>\n\n", text, flags=re.S)
+    text = re.sub(r"\d+ (de|of) (\d+) (marcados|ticked)", r"<n> \1 \2 \3", text)
+    return re.sub(r"\n  \S+ 8\. ", "\n  <mark> 8. ", text)
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])

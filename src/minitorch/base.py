@@ -12,7 +12,7 @@ or ``cls``, never through a name bound here: after ``%autoreload`` replaces the 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -39,11 +39,11 @@ class TensorBase(Node):
         self.requires_grad: bool = bool(requires_grad)
         self._prev: tuple = ()
         self._op: str = ""
-        self._backward: Backward | None = None
+        self._backward = None  # the property of minitorch.node.Node (typed there)
 
     @classmethod
     def _make(cls, data: np.ndarray, parents: tuple, op: str,
-              backward: Backward | None = None) -> Any:
+              backward: Backward | None = None) -> Self:
         """The output node of ``op``: records ``parents`` and ``backward`` only if a gradient
         will be needed. ``backward`` is written before the output exists, so it cannot capture
         the output (no ``out -> _backward -> out`` cycle)."""

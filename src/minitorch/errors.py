@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 __all__ = [
     "BackwardError",
@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 Shape = tuple[int, ...]
-F = TypeVar("F", bound=Callable)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _Message(str):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -97,6 +97,13 @@ class Node:
         cells = backward.__closure__ if backward is not None and self.requires_grad else None
         self._checksums = _saved(cells) if cells else None
 
-    # reading is a C-level attribute fetch: the engine reads _backward once or twice per node
-    _backward = property(attrgetter("_backward_fn"), _set_backward,
-                         doc="The closure grad_output -> parent grads (None for a leaf).")
+    if TYPE_CHECKING:  # the same property, as a type checker reads one
+        @property
+        def _backward(self) -> Callable[..., Any] | None: ...
+
+        @_backward.setter
+        def _backward(self, backward: Callable[..., Any] | None) -> None: ...
+    else:
+        # reading is a C-level attribute fetch: the engine reads _backward once or twice per node
+        _backward = property(attrgetter("_backward_fn"), _set_backward,
+                             doc="The closure grad_output -> parent grads (None for a leaf).")

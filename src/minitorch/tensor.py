@@ -248,7 +248,7 @@ class Tensor(TensorBase):
     # @lab 06-extension-silu
 
     def silu(self) -> Tensor:
-        """a·σ(a) (a.k.a. swish); d/da = σ(a)·(1 + a·(1 - σ(a))). (...) -> (...)."""
+        """a·σ(a) (a.k.a. swish); its derivative is yours to derive (lab 06). (...) -> (...)."""
         raise NotImplementedError("Tensor.silu: aún sin escribir / not written yet (notebooks/06-extension-silu.ipynb)")
 
 

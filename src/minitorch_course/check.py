@@ -33,7 +33,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from minitorch_course import messages, runner
+from minitorch_course import done, messages, quiz, runner, typecheck
 from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, MLP_CELLS, lab_points
 from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport, telling
@@ -379,7 +379,40 @@ def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None
           "· {todo} not started · {seconds:.1f} s", earned=earned, possible=possible,
           passed=counts[PASS], rows=len(reports) + len(mlp_pairs), failing=counts[FAIL],
           todo=counts[NOT_STARTED], seconds=elapsed))
+    if names is None:  # the whole report ends with mypy, the quiz and the definition of done
+        tensor_file = getattr(impl, "__file__", None)
+        if tensor_file and Path(tensor_file).is_file():  # not a mutant made from source
+            say()
+            for line in types_lines(Path(tensor_file), style):
+                say(line)
+        quiz_report = quiz.report()
+        say()
+        for line in quiz.lines(quiz_report):
+            say(line)
+        say()
+        unknown = "·" if style.ok == "✓" else "."
+        marks = {done.YES: style.ok, done.NO: style.bad, done.UNKNOWN: unknown}
+        for line in done.lines(done.ticks(reports, quiz_report, mlp=mlp), marks):
+            say(line)
     return _close(0 if counts[PASS] == len(reports) + len(mlp_pairs) else 1, args.closing, say)
+
+
+def types_lines(tensor_file: Path, style: Style, shown: int = 5) -> list[str]:
+    """The mypy row: ``mypy --strict`` (with the learner's two relaxations) on the file."""
+    rep = typecheck.check(tensor_file)
+    title = t("mypy --strict on {file} (closures may stay unannotated)",
+              file=runner.shown(tensor_file))
+    if rep.ok is None:
+        return [f"{style.todo} {title}: " + t("not run: {why}", why=rep.problem)]
+    when = _("cached") if rep.cached else t("{seconds:.1f} s", seconds=rep.seconds)
+    if rep.ok:
+        return [f"{style.ok} {title}: " + t("no errors ({when})", when=when)]
+    out = [f"{style.bad} {title}: " + t("{count} error(s) ({when})", count=len(rep.errors),
+                                        when=when)]
+    out += [f"    line {line}" for line in rep.errors[:shown]]
+    if len(rep.errors) > shown:
+        out.append("    " + t("... and {more} more", more=len(rep.errors) - shown))
+    return out
 
 
 def _close(code: int, closing: bool, say) -> int:

@@ -7,7 +7,7 @@ of a class release.
   nbgrader stores a locked cell's checksum WITH its hidden tests, then releases the cell without
   them; an honest submission therefore differs from the stored checksum, and ``OverwriteCells``
   logs ``Attribute 'checksum' for cell test_01 has changed!`` for every cell with hidden tests
-  (the 17 quiz cells), which drowns real tampering. This subclass stays silent when the submitted
+  (every quiz cell), which drowns real tampering. This subclass stays silent when the submitted
   cell is exactly the released one (the source with its hidden tests removed) and warns, as
   nbgrader does, for anything else. The cell is restored from the gradebook either way.
 - :class:`HideHiddenTests` runs in ``generate_feedback``: the feedback page shows a cell with
