@@ -43,9 +43,6 @@ COMPUTING = (
     ast.IfExp, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.AugAssign,
     ast.Await, ast.NamedExpr,
 )
-# Labs whose leaks another part of issue 28 removes (i28b: lab 06's silu). The xfail is strict:
-# when that work lands, this test starts passing and the mark must go.
-ELSEWHERE = {"06-extension-silu": "issue 28 part B takes silu out of theory/05 and lab 06"}
 
 
 @dataclass(frozen=True)
@@ -214,9 +211,7 @@ def test_every_lab_has_solution_lines_to_compare():
     assert len(LINES) > 60, len(LINES)
 
 
-@pytest.mark.parametrize("lab", [
-    pytest.param(lab, marks=pytest.mark.xfail(strict=True, reason=ELSEWHERE[lab]))
-    if lab in ELSEWHERE else lab for lab in LABS])
+@pytest.mark.parametrize("lab", LABS)
 def test_no_solution_line_in_the_student_materials(lab):
     found = leaks([line for line in LINES if line.lab == lab], materials())
     assert not found, "solution lines a learner can copy:\n" + "\n".join(found)

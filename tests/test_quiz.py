@@ -312,4 +312,5 @@ def test_make_check_ends_with_the_quiz_and_the_definition_of_done(tmp_path, monk
     marks = {done.ITEMS[int(re.match(r"\s+\S+ (\d+)\.", line).group(1)) - 1].key:
              line.split()[0] for line in lines}
     assert marks["quiz"] in ("✓", "ok") and marks["ops"] in ("✗", "X")
-    assert marks["extension"] in ("✗", "X") and marks["mlp"] in ("·", ".")
+    # the stub's mlp.py fails lab 05's checks, which the report runs: the MLP item is ticked ✗
+    assert marks["extension"] in ("✗", "X") and marks["mlp"] in ("✗", "X")
