@@ -144,6 +144,7 @@ class Evidence:
     # the right input gradients at other inputs / another upstream: (inputs, upstream) -> grads
     oracle: Callable[[list[np.ndarray], np.ndarray], list] | None = None
     shapes: list = field(default_factory=list)  # the shapes a crash's message names
+    code: str = ""  # the line of the implementation a crash was raised at
 
     @property
     def x(self) -> np.ndarray:
@@ -248,6 +249,9 @@ def _stack_kept_axis(k: Evidence) -> bool:
     return got[axis] == 1 and got[:axis] + got[axis + 1:] == want
 
 
+TRANSPOSING = (".T", "transpose", "swapaxes", "moveaxis")  # a line that moves axes
+
+
 def _reversed_operand(k: Evidence) -> bool:
     """The NumPy error names an operand of more than 2 axes with EVERY axis reversed (.T)."""
     shapes = {tuple(s) for s in k.shapes}
@@ -317,8 +321,7 @@ REDUCTION_MISTAKES = (
 KEEPDIMS_LOST_HINT = ("keepdims lost in {method}'s backward: the upstream gradient was broadcast "
                       "without putting the reduced axes back first, so its values landed on the "
                       "wrong axis. np.expand_dims(g, axes) before np.broadcast_to.")
-EXP_OVERFLOW_HINT = ("{{method}} gives inf/NaN at large inputs where torch's stays finite: e^x is "
-                     "inf beyond x ≈ 709. {form}. A stable form: {fix}.")
+EXP_OVERFLOW_HINT = "e^x is inf beyond x ≈ 709: {form}. A stable form: {fix}."
 POWER_RULE_HINT = "power rule off by one: d/da a^b = b·a^(b-1), not b·a^b."
 POW_SCALAR_EXPONENT = 3.0  # the pow_scalar row is a ** 3
 # base 0, where torch defines what the formulas leave as 0·∞ (theory 02): d/db 0^b = 0 for
@@ -761,6 +764,15 @@ OPS: tuple[Op, ...] = (
                    "index that appears twice keeps only its last gradient. It must receive the "
                    "sum of all of them: np.add.at(full, index, g).",
                    predict=lambda k: _assigned(k)),
+           Mistake("getitem_index_made_an_array", "crash",
+                   "getitem's backward crashed: {raised}. A tuple index "
+                   "picks along several axes, one entry per axis; np.asarray (or np.array) turns "
+                   "it into ONE array, which NumPy cannot use as an index when it holds slices. "
+                   "Hand the index to np.add.at exactly as the forward received it.",
+                   stages=("crash",), applies=lambda k: k.stage == "backward" and isinstance(
+                       k.error, IndexError) and isinstance(k.case.kwargs.get("index"), tuple)
+                   and any(isinstance(p, slice) for p in k.case.kwargs["index"])
+                   and ("asarray" in k.code or "np.array(" in k.code)),
            Mistake("getitem_wrong_at_repeated_indices", "repeated-indices",
                    "Right except at repeated indices: an index that appears twice must receive "
                    "the sum of both gradients; use np.add.at(full, index, g), not assignment.",
@@ -831,11 +843,14 @@ OPS: tuple[Op, ...] = (
                    and all(a.ndim == 2 for a in k.inputs)),
            Mistake("matmul_grad_b_not_transposed", "transposed"),
            Mistake("matmul_T_reverses_batch_axes", "transposed",
-                   "matmul's backward crashed on batched operands: {raised}. On an array with "
-                   "more than 2 axes, .T (and np.transpose without axes) reverses EVERY axis, "
-                   "batch axes included; transpose only the last two: np.swapaxes(x, -1, -2).",
+                   "matmul's backward crashed on batched operands, at a line that transposes: "
+                   "{raised}. On an array with more than 2 axes, the transposes of "
+                   "grad_a = g @ bᵀ and grad_b = aᵀ @ g swap only the last two axes, "
+                   "np.swapaxes(x, -1, -2): .T (and np.transpose without axes) reverses EVERY "
+                   "axis, and swapping other axes moves a batch axis.",
                    stages=("crash",), applies=lambda k: k.stage == "backward" and isinstance(
-                       k.error, ValueError) and _reversed_operand(k)),
+                       k.error, ValueError) and any(a.ndim > 2 for a in k.inputs) and (
+                       _reversed_operand(k) or any(w in k.code for w in TRANSPOSING))),
        )),
     Op("softmax", "softmax", "03-matmul-softmax-ce", lambda m, a, axis=-1: a.softmax(axis=axis),
        lambda t, a, axis=-1: a.softmax(dim=axis), (LOGITS,),
@@ -867,8 +882,8 @@ OPS: tuple[Op, ...] = (
                    predict=lambda k: _softmax(k.x, _axis(k)) * (
                        k.g - k.g.sum(axis=_axis(k), keepdims=True))),
            Mistake("softmax_without_max_shift", "unstable-forward",
-                   "softmax gives inf/NaN at large logits: e^a is inf beyond a ≈ 709 (inf/inf "
-                   "is NaN) and 0 below a ≈ -745 (0/0 is NaN). Subtract each slice's OWN max, "
+                   "e^a is inf beyond a ≈ 709 (inf/inf is NaN) and 0 below a ≈ -745 (0/0 is "
+                   "NaN). Subtract each slice's OWN max, "
                    "along the softmax axis with keepdims=True: e^(a - max a) / Σ e^(a - max a) "
                    "never overflows, and its largest term is 1. A single max over the whole "
                    "array leaves a slice far below it all zeros; a max without keepdims lines up "
@@ -901,8 +916,7 @@ OPS: tuple[Op, ...] = (
                    predict=lambda k: k.g - _log_softmax(k.x, _axis(k)) * k.g.sum(
                        axis=_axis(k), keepdims=True)),
            Mistake("log_softmax_without_max_shift", "unstable-forward",
-                   "log_softmax gives inf/NaN at large logits: log Σ e^a is inf (or -inf) when "
-                   "e^a overflows (or underflows to 0), and the log of a softmax is log 0 = -inf "
+                   "log Σ e^a is inf (or -inf) when e^a overflows (or underflows to 0), and the log of a softmax is log 0 = -inf "
                    "once a probability underflows. Compute z - log Σ e^z directly, with z = a - "
                    "max a: each slice's own max, along the axis with keepdims=True (a max "
                    "without keepdims lines up with the wrong axis).", stages=("forward",)),
@@ -947,10 +961,9 @@ OPS: tuple[Op, ...] = (
                    predict=lambda k: k.want / k.batch
                    if k.batch > 1 and _reduction_of(k) != "mean" else None),
            Mistake("cross_entropy_without_logsumexp", "unstable-forward",
-                   "cross-entropy gives inf/NaN at large logits: e^z is inf beyond z ≈ 709, and "
-                   "log softmax(z)[y] is log 0 = -inf once the target's probability underflows "
+                   "e^z is inf beyond z ≈ 709, and log softmax(z)[y] is log 0 = -inf once the target's probability underflows "
                    "(its logit far below the row's max). Fuse it with log-sum-exp along the "
-                   "class axis: -(z[y] - m) + log Σ e^(z - m), m each row's max "
+                   "class axis (log-sum-exp): -(z[y] - m) + log Σ e^(z - m), m each row's max "
                    "(keepdims=True).", stages=("forward",)),
            Mistake("cross_entropy_onehot_added", "local-derivative",
                    "cross-entropy's gradient is (softmax(z) - onehot(y)) / N: the one-hot was "

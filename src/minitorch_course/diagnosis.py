@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import re
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -290,7 +291,9 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
         return Diagnosis("missing-grad", "missing-grad", {"index": index})
     got = np.asarray(got, dtype=np.float64)
     if got.shape != want.shape:
-        return explain_grad_shape(got.shape, want.shape, got, want)
+        shaped = SimpleNamespace(grad_shape=got.shape, expected=want.shape, index=index)
+        k = Evidence(case, list(inputs or []), index, stage="backward", error=shaped)
+        return _grad_shape_mistake(op, k) or explain_grad_shape(got.shape, want.shape, got, want)
     bad = ~np.isfinite(got) & np.isfinite(want)  # inf/NaN where the right value is finite
     if bad.any():
         signs = [j for j, a in enumerate(inputs or []) if np.shape(a) == got.shape
@@ -301,7 +304,8 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
         return Diagnosis("local-derivative" if signs else "unstable-backward",
                          "nonfinite-backward", {"count": int(bad.sum()), "size": int(got.size),
                                                 "index": index,
-                                                "negative": signs[0] if signs else -1})
+                                                "negative": signs[0] if signs else -1,
+                                                **_bad_inputs(bad, list(inputs or []))})
     k = Evidence(case, list(inputs) if inputs is not None else [], index, upstream, want,
                  "backward", wants=wants, output=output, oracle=oracle)
     known = _predicted(op, k, got, "backward", rtol, atol)
@@ -492,10 +496,9 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
     if grad_shape is not None and expected is not None:  # a GradShapeError's fields
         k = Evidence(case or Case(()), list(inputs or []), int(getattr(err, "index", 0) or 0),
                      stage="backward", error=err)
-        for m in _mistakes(op, "grad-shape"):
-            if m.applies is not None and m.applies(k):
-                return Diagnosis(m.kind, m.id, {**_params(op, k), "raised": p,
-                                                "got": grad_shape, "want": expected})
+        known = _grad_shape_mistake(op, k)
+        if known:
+            return Diagnosis(known.kind, known.id, {**known.params, "raised": p})
         d = _through_unbroadcast(grad_shape, expected, impl) or explain_grad_shape(
             grad_shape, expected)
         others = [j for j, a in enumerate(inputs or []) if j != k.index
@@ -511,11 +514,16 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
                 "want": expected, "raised": p})
         return Diagnosis(d.kind, d.id, {**d.params, "raised": p})
     k = Evidence(case or Case(()), list(inputs or []), stage="backward" if in_backward else stage,
-                 error=err, shapes=numpy_shapes(err))
+                 error=err, shapes=numpy_shapes(err), code=at.get("code", ""))
     for m in _mistakes(op, "crash"):
         if m.applies is not None and m.applies(k):
             return Diagnosis(m.kind, m.id, {**_params(op, k), "raised": p,
                                             "shapes": numpy_shapes(err)})
+    missing = _KEYWORD.search(str(err)) if isinstance(err, TypeError) else None
+    if missing and case is not None and missing.group(1) in case.kwargs:
+        return Diagnosis("crash", "missing-keyword", {
+            **p, "name": missing.group(1), "value": case.kwargs[missing.group(1)],
+            "method": op.method if op else ""})
     spelled = torch_spelling(err)
     if spelled:
         return Diagnosis("crash", "torch-spelling", {**p, **spelled, "backward": in_backward,
@@ -554,6 +562,16 @@ def torch_spelling(err: BaseException) -> dict | None:
     m = _ATTRIBUTE.search(text) if isinstance(err, AttributeError) else None
     if m and m.group(1) in TORCH_METHODS:
         return {"name": m.group(1), "numpy": m.group(1), "form": "method"}
+    return None
+
+
+def _grad_shape_mistake(op: Op | None, k: Evidence) -> Diagnosis | None:
+    """The row's mistake that fits a gradient of shape ``k.error.grad_shape`` where the input
+    has ``k.error.expected`` (a GradShapeError's fields, or a compared gradient's shapes)."""
+    for m in _mistakes(op, "grad-shape"):
+        if m.applies is not None and m.applies(k):
+            return Diagnosis(m.kind, m.id, {**_params(op, k), "got": k.error.grad_shape,
+                                            "want": k.error.expected})
     return None
 
 

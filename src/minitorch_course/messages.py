@@ -209,21 +209,37 @@ def _nonfinite_backward(p: dict) -> str:
                  "right ones are finite, exactly where input {negative} is negative: a log or a "
                  "square root of input {negative} in the backward (is it the right operand?).",
                  count=p["count"], size=p["size"], index=p["index"], negative=p["negative"])
-    return t("{count} of {size} elements of input {index}'s gradient are inf/NaN where the right "
-             "ones are finite: a log or square root of a negative number, a division by zero or "
-             "an overflow in the backward formula.", count=p["count"], size=p["size"],
-             index=p["index"])
+    text = t("{count} of {size} elements of input {index}'s gradient are inf/NaN where the right "
+             "ones are finite", count=p["count"], size=p["size"], index=p["index"])
+    if p.get("values"):
+        text += _inputs_there(p["values"])
+    return text + _(": a log or square root of a negative number (or of 0), a division by zero, "
+                    "0·inf (a formula torch defines by convention at that point) or an overflow "
+                    "in the backward formula.")
 
 
-def _unstable_forward(p: dict) -> str:
+def _unstable_head(p: dict) -> str:
+    """What the evidence of an unstable forward shows: where, at which input values."""
     values = p.get("values")
     head = _("Numerically unstable forward: inf/NaN where torch's result is finite")
     if values:
-        head += t(", first where the input is {values}", values=Msg(", ".join(
-            f"{v:.4g}" for v in values)))
+        head += _inputs_there(values)
     elif p.get("big"):
         head += t(" (inputs up to |{big:g}|)", big=p["big"])
-    large = p.get("large") if values else p.get("big", 0.0) > 30.0
+    return head
+
+
+def _inputs_there(values: list) -> str:
+    """', first where the input is 3' / ', first where the inputs are 0, 0'."""
+    shown = Msg(", ".join(f"{v:.4g}" for v in values))
+    if len(values) == 1:
+        return t(", first where the input is {values}", values=shown)
+    return t(", first where the inputs are {values}", values=shown)
+
+
+def _unstable_forward(p: dict) -> str:
+    head = _unstable_head(p)
+    large = p.get("large") if p.get("values") else p.get("big", 0.0) > 30.0
     if large:
         return head + _(". e^x overflows to inf beyond x ≈ 709 and underflows to 0 below "
                         "x ≈ -745; inf/inf, inf - inf, 0/0 and log 0 then give NaN or ±inf. "
@@ -426,6 +442,11 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         "sum is 0 and needs nothing. Raised: {raised}", raised=Msg(raised(p))),
     "numpy-crash": _numpy_crash,
     "torch-spelling": _torch_spelling,
+    "missing-keyword": lambda p: t(
+        "{method} does not take the keyword argument {name}= that this case passes ({name}="
+        "{value!r}, as torch's {method} accepts it): add the parameter, with torch's default. "
+        "({error}: {message})", method=p["method"], name=p["name"], value=p["value"],
+        error=p["error"], message=p["message"]),
     "constant-operand": _constant_operand,
     "constant-got-grad": lambda p: t(
         "Input {index} is a constant (requires_grad=False) but received a .grad: torch leaves a "
@@ -456,6 +477,8 @@ def diagnosis_text(d: Diagnosis, full: bool = True) -> str:
         hint = t(MISTAKES[d.id].hint, **words)
         if d.kind == "factor" and "ratio" in p:
             text = _factor_head(p) + ((". " if hint[:1].isupper() else ": ") + hint)
+        elif d.kind == "unstable-forward" and p.get("forward"):
+            text = _unstable_head(p) + ". " + hint
         else:
             text = hint
         if "shapes" in p:
