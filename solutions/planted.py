@@ -194,7 +194,7 @@ PLANTS: dict[str, Plant] = {
         what="log_softmax's backward recomputes e^a / Σ e^a from the raw logits: NaN at "
              "1e4"),
     "cross_entropy_not_divided_by_batch": Plant("Tensor.cross_entropy", ("cross_entropy",), ((
-        "return (grad * (g / n),)", "return (grad * g,)"),),
+        "return (grad * (g / n if reduction == \"mean\" else g),)", "return (grad * g,)"),),
         what="cross-entropy's gradient not divided by the batch size N"),
     "cross_entropy_without_logsumexp": Plant("Tensor.cross_entropy", ("cross_entropy",), ((
         "z = logits.data - logits.data.max(axis=1, keepdims=True)",

@@ -519,6 +519,7 @@ REDUCTION_CASES = (
     Case((GRID,), {"axis": (0, 2), "keepdims": True}),
     Case((GRID,), {"axis": -1, "keepdims": False}),
     Case(((3, 5),), {"axis": None, "keepdims": True}),
+    Case(((3, 5),), {"axis": ()}),  # every axis, like torch's dim=() (NumPy's () reduces none)
     Case(((),)),
     Case(((0, 5),), {"axis": 1}, note=EMPTY, gradcheck=False),
 )
