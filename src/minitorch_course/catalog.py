@@ -963,8 +963,8 @@ OPS: tuple[Op, ...] = (
                    if k.batch > 1 and _reduction_of(k) != "mean" else None),
            Mistake("cross_entropy_without_logsumexp", "unstable-forward",
                    "e^z is inf beyond z ≈ 709, and log softmax(z)[y] is log 0 = -inf once the target's probability underflows "
-                   "(its logit far below the row's max). Fuse it with log-sum-exp along the "
-                   "class axis (log-sum-exp): -(z[y] - m) + log Σ e^(z - m), m each row's max "
+                   "(its logit far below the row's max). Fuse both along the class axis with "
+                   "log-sum-exp: -(z[y] - m) + log Σ e^(z - m), m each row's max "
                    "(keepdims=True).", stages=("forward",)),
            Mistake("cross_entropy_onehot_added", "local-derivative",
                    "cross-entropy's gradient is (softmax(z) - onehot(y)) / N: the one-hot was "
