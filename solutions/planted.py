@@ -140,7 +140,9 @@ PLANTS: dict[str, Plant] = {
     "cross_entropy_onehot_added": Plant("Tensor.cross_entropy", ("cross_entropy",), ((
         "grad[rows, targets] -= 1.0", "grad[rows, targets] += 1.0"),),
         what="cross-entropy's backward adds the one-hot instead of subtracting it"),
-    "backward_gives_constants_a_grad": Plant("Tensor.backward", ("backward",), ((
+    # every op row with a constant operand beside one that requires grad sees it too
+    "backward_gives_constants_a_grad": Plant("Tensor.backward", (
+        "backward", "add", "sub", "mul", "div", "pow", "cat", "stack"), ((
         "if g is None or not parent.requires_grad:", "if g is None:"),),
         what="backward() hands gradients to parents that do not require grad"),
     "relu_backward_uses_output": Plant("Tensor.relu", ("relu",), ((

@@ -193,7 +193,8 @@ def explain_constant(op: Op | None, case: Case, index: int, id_: str,
         elif inner.kind == "crash" and "error" in inner.params:
             p["raised"] = {k: inner.params[k] for k in ("error", "message", "at", "frames")
                            if k in inner.params}
-    return Diagnosis("constant-operand", id_, p)
+    # a constant that received a .grad is the engine's doing: ops may return a gradient for it
+    return Diagnosis("engine" if id_ == "constant-got-grad" else "constant-operand", id_, p)
 
 
 def _patterns(k: Evidence, got: np.ndarray, want: np.ndarray, rtol: float,

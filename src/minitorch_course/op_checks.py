@@ -216,8 +216,8 @@ def check_backward(op: Op, case: Case, impl: ModuleType | None = None, seed: int
             _, got = _run(op, case, arrays, upstream, impl, "backward")
             compare_backward(op, case, arrays, got, want, upstream, want_out)
         except CheckFailed as err:
-            if case.constant and (err.diagnosis is None
-                                  or err.diagnosis.kind != "constant-operand"):
+            if case.constant and (err.diagnosis is None or err.diagnosis.id not in (
+                    "constant-operand", "constant-got-grad")):
                 err.diagnosis = diagnosis.explain_constant(op, case, err.fact.params.get(
                     "index", 0), "constant-operand", err.diagnosis)
             raise
