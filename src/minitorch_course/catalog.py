@@ -111,8 +111,13 @@ class Case:
         return _(self.note) if self.note in CASE_NOTES else self.note
 
 
-def _fmt(shape: Shape) -> str:
+def format_shape(shape: Shape) -> str:
+    """A shape written like NumPy: (), (3,), (4, 3). The course's one shape formatter (the
+    library, which must not import the course, has its own in minitorch.errors)."""
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+_fmt = format_shape
 
 
 # ---------------------------------------------------------------- typical mistakes
@@ -617,6 +622,12 @@ OPS: tuple[Op, ...] = (
                    "gelu's backward kept only Φ(a): gelu(a) = a·Φ(a) is a product, so its "
                    "derivative is Φ(a) + a·φ(a) (product rule; φ is the normal density "
                    "e^(-a²/2)/√(2π)).", predict=_gelu_cdf_only),
+           Mistake("gelu_cdf_without_sqrt2", "forward",
+                   "gelu's forward equals a·(1 + erf(a))/2: the normal CDF is "
+                   "Φ(a) = (1 + erf(a/√2))/2, with a/√2 inside erf (and its density "
+                   "φ(a) = e^(-a²/2)/√(2π) in the backward).", stages=("forward",),
+                   predict=lambda k: k.x * 0.5 * (1.0 + np.vectorize(math.erf)(k.x))
+                   if k.x.size else None),
            Mistake("gelu_keeps_only_density_term", "local-derivative",
                    "gelu's backward kept only a·φ(a): the product rule gives Φ(a) + a·φ(a).",
                    predict=lambda k: k.g * k.x * _normal_pdf(k.x)),
@@ -788,9 +799,10 @@ OPS: tuple[Op, ...] = (
            Mistake("cat_pieces_cut_at_wrong_offsets", "shape",
                    "cat's backward handed input {index} a piece of g of shape {got}, but the "
                    "input is {want}: they differ only along the concatenation axis "
-                   "(axis={axis_kw}), so g was cut at the wrong places. The cut points are the "
-                   "cumulative offsets of the sizes (np.cumsum(sizes)[:-1] for np.split), not "
-                   "the sizes themselves.",
+                   "(axis={axis_kw}), so g was cut at the wrong places. Input i's piece starts "
+                   "where the inputs before it end: the cut points are the cumulative offsets "
+                   "of ALL the inputs' sizes along the axis, one cut between each pair of "
+                   "neighbours (np.cumsum(sizes)[:-1] for np.split).",
                    stages=("grad-shape",), applies=lambda k: _piece_differs(k, along=True)),
            Mistake("cat_pieces_cut_along_wrong_axis", "wrong-axis",
                    "cat's backward handed input {index} a piece of g of shape {got}, but the "

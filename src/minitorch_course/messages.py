@@ -13,7 +13,7 @@ import re
 import textwrap
 from collections.abc import Callable, Sequence
 
-from minitorch_course.catalog import MISTAKES
+from minitorch_course.catalog import MISTAKES, format_shape
 from minitorch_course.i18n import Msg, _, t, verbatim
 from minitorch_course.outcomes import PASS, Diagnosis, Fact, Outcome, RowReport
 
@@ -80,9 +80,7 @@ def word(key: str) -> str:
 
 
 # ---------------------------------------------------------------- small pieces
-def fmt(shape: Sequence[int]) -> str:
-    """(3,) and (4, 3) written like NumPy."""
-    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+fmt = format_shape  # (3,) and (4, 3) written like NumPy (catalog.format_shape)
 
 
 def broadcast_report(shapes: list[Sequence[int]], names: list[str] | None = None) -> str:
