@@ -263,6 +263,15 @@ def _reversed_operand(k: Evidence) -> bool:
     return any(a.ndim > 2 and tuple(reversed(a.shape)) in shapes for a in k.inputs)
 
 
+# torch's spellings that NumPy writes otherwise (the diagnosis names them when a crash shows
+# one): keyword arguments, and Tensor methods an ndarray lacks (np.exp(x), not x.exp())
+TORCH_KEYWORDS = {"keepdim": "keepdims", "dim": "axis"}
+TORCH_METHODS = frozenset({"exp", "log", "sqrt", "tanh", "sigmoid", "softmax", "log_softmax",
+                           "relu", "abs", "pow", "unsqueeze", "view", "permute", "t", "size",
+                           "dim", "clamp", "expand", "numel", "detach", "matmul", "mm", "bmm",
+                           "logsumexp", "amax", "exp_"})
+
+
 def _reduced_upstream(k: Evidence) -> np.ndarray:
     """A reduction's upstream gradient with its reduced axes back as 1s."""
     return k.g if k.case.kwargs.get("keepdims") else np.expand_dims(k.g, k.axes)
@@ -455,6 +464,8 @@ def derived_cases(op: Op) -> tuple[Case, ...]:
     checks that every row has them): the inputs at magnitudes from tiny to huge (``WIDE``; no
     gradcheck: central differences mean nothing there), and each input in turn as a constant
     (requires_grad=False), plus every input constant when there are several."""
+    if not op.cases:  # nothing to derive from
+        return ()
     base = _base_case(op)
     n = len(base.shapes)
     wide = Case(base.shapes, base.kwargs, tuple(
@@ -1033,13 +1044,15 @@ def _other_axis_jvp(k: Evidence, log: bool) -> np.ndarray | None:
             for other in range(k.x.ndim) if other != axis]
 
 
+CROSS_ENTROPY_REDUCTIONS = ("mean", "sum", "none")  # torch's reduction=, 'mean' the default
+
+
 def _ce_upstream(k: Evidence) -> np.ndarray:
     """cross-entropy's upstream gradient as each row's factor (N, 1) (or one number), by
     reduction: g/N for 'mean', g for 'sum', g[i] per row for 'none'."""
-    reduction = _reduction_of(k)
-    if reduction == "none":
-        return np.asarray(k.g)[:, None]
-    return k.g / k.x.shape[0] if reduction == "mean" else k.g
+    per_row = {"none": lambda: np.asarray(k.g)[:, None], "sum": lambda: k.g,
+               "mean": lambda: k.g / k.x.shape[0]}
+    return per_row[_reduction_of(k)]()
 
 
 def _onehot(k: Evidence) -> np.ndarray:

@@ -39,7 +39,15 @@ from typing import Any
 
 import numpy as np
 
-from minitorch_course.catalog import EMPTY, Case, Evidence, Mistake, Op
+from minitorch_course.catalog import (
+    EMPTY,
+    TORCH_KEYWORDS,
+    TORCH_METHODS,
+    Case,
+    Evidence,
+    Mistake,
+    Op,
+)
 from minitorch_course.outcomes import Diagnosis
 
 Shape = tuple[int, ...]
@@ -542,13 +550,6 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
     return Diagnosis("crash", "crash", p)
 
 
-# torch's names that NumPy spells otherwise: keyword arguments, and Tensor methods an ndarray
-# lacks (np.exp(x), not x.exp())
-TORCH_KEYWORDS = {"keepdim": "keepdims", "dim": "axis"}
-TORCH_METHODS = frozenset({"exp", "log", "sqrt", "tanh", "sigmoid", "softmax", "log_softmax",
-                           "relu", "abs", "pow", "unsqueeze", "view", "permute", "t",
-                           "size", "dim", "clamp", "expand", "repeat_interleave", "numel",
-                           "detach", "matmul", "mm", "bmm", "logsumexp", "amax", "exp_"})
 _KEYWORD = re.compile(r"unexpected keyword argument '(\w+)'")
 _ATTRIBUTE = re.compile(r"'numpy\.(?:ndarray|float64)' object has no attribute '(\w+)'")
 
