@@ -71,7 +71,9 @@ class Domain:
         return (positive | positive.map(lambda v: -v)) if self.signed else positive
 
 
-REAL = Domain(0.0, 2.0)  # anything moderate
+# anything moderate; its wide case reaches 1e4, where an exponential inside an activation
+# overflows (e^a is inf beyond a ≈ 709: tanh from e^2a beyond 355, gelu's tanh form beyond 20)
+REAL = Domain(0.0, 2.0)
 AWAY_FROM_ZERO = Domain(0.2, 2.0, kink=0.0)  # relu's kink: torch defines its gradient there (0)
 DIVISOR = Domain(0.2, 2.0, wide_low=1e-3, wide_high=1e3)  # away from the pole at 0
 POSITIVE = Domain(0.5, 2.0, signed=False, wide_low=1e-3, wide_high=1e3)  # pow's base
@@ -79,9 +81,6 @@ LOG_DOMAIN = Domain(0.5, 2.0, signed=False, wide_low=1e-12, wide_high=1e12)  # l
 EXPONENT = Domain(0.0, 2.0, wide_low=1e-2, wide_high=3.0)  # pow's exponent: a^b stays finite
 NO_TIES = Domain(0.0, 2.0, unique=True)
 LOGITS = Domain(0.0, 3.0, wide_low=1e-2, wide_high=1e4)
-# where an exponential inside the op overflows (e^a is inf beyond a ≈ 709): tanh from e^2a
-# beyond 355, a sigmoid's e^-a below -709, gelu's tanh form beyond a ≈ 10
-ACTIVATION = Domain(0.0, 2.0, wide_low=1e-4, wide_high=1e3)
 EXP = Domain(0.0, 2.0, wide_low=1e-3, wide_high=700.0)  # e^700 ≈ 1e304, still finite
 
 
@@ -627,7 +626,7 @@ OPS: tuple[Op, ...] = (
                    predict=lambda k: k.g * (k.x >= 0), where=lambda k: k.x == 0),
        )),
     Op("gelu", "gelu", "01-elementwise-ops", lambda m, a: a.gelu(),
-       lambda t, a: t.nn.functional.gelu(a), (ACTIVATION,), UNARY_CASES, "unary",
+       lambda t, a: t.nn.functional.gelu(a), (REAL,), UNARY_CASES, "unary",
        points=1, formula="a·Φ(a)", mistakes=(
            Mistake("gelu_forgets_product_rule", "local-derivative",
                    "gelu's backward kept only Φ(a): gelu(a) = a·Φ(a) is a product, so its "
@@ -644,7 +643,7 @@ OPS: tuple[Op, ...] = (
                    predict=lambda k: k.g * k.x * _normal_pdf(k.x)),
        )),
     Op("gelu_tanh", "gelu", "01-elementwise-ops", lambda m, a: a.gelu(approximate="tanh"),
-       lambda t, a: t.nn.functional.gelu(a, approximate="tanh"), (ACTIVATION,), UNARY_CASES, "unary",
+       lambda t, a: t.nn.functional.gelu(a, approximate="tanh"), (REAL,), UNARY_CASES, "unary",
        points=1, formula="0.5·a·(1 + tanh(√(2/π)(a + 0.044715a³)))", mistakes=(
            Mistake("gelu_tanh_forgets_product_rule", "local-derivative",
                    "gelu's backward kept only 0.5(1 + tanh u): 0.5·a·(1 + tanh u) is a product, "
@@ -668,7 +667,7 @@ OPS: tuple[Op, ...] = (
                fix="np.tanh(u)"), stages=("forward",)),
        )),
     Op("tanh", "tanh", "01-elementwise-ops", lambda m, a: a.tanh(), lambda t, a: a.tanh(),
-       (ACTIVATION,), UNARY_CASES, "unary", points=1, formula="tanh a", mistakes=(
+       (REAL,), UNARY_CASES, "unary", points=1, formula="tanh a", mistakes=(
            Mistake("tanh_derivative_not_squared", "local-derivative",
                    "tanh's derivative is 1 - tanh²(a), not 1 - tanh(a): square the output.",
                    predict=lambda k: k.g * (1.0 - np.tanh(k.x))),
@@ -686,7 +685,7 @@ OPS: tuple[Op, ...] = (
                stages=("forward",)),
        )),
     Op("sigmoid", "sigmoid", "01-elementwise-ops", lambda m, a: a.sigmoid(),
-       lambda t, a: a.sigmoid(), (ACTIVATION,), UNARY_CASES, "unary", points=1, formula="1/(1+e^-a)",
+       lambda t, a: a.sigmoid(), (REAL,), UNARY_CASES, "unary", points=1, formula="1/(1+e^-a)",
        mistakes=(
            Mistake("sigmoid_times_sigma_only", "local-derivative",
                    "sigmoid's derivative is σ(a)(1 - σ(a)); the backward multiplied by σ(a) "
@@ -996,7 +995,7 @@ OPS: tuple[Op, ...] = (
        )),
     # ------------------------------------------------------------ lab 06: the extension
     Op("silu", "silu", "06-extension-silu", lambda m, a: a.silu(),
-       lambda t, a: t.nn.functional.silu(a), (ACTIVATION,), UNARY_CASES, "unary",
+       lambda t, a: t.nn.functional.silu(a), (REAL,), UNARY_CASES, "unary",
        formula="a·σ(a)", mistakes=(
            Mistake("silu_keeps_only_sigmoid", "local-derivative",
                    "silu's backward kept only σ(a), as if the factor a were a constant: "
