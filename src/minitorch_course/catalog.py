@@ -409,6 +409,9 @@ class Op:
     broadcast_cases: tuple[Case, ...] = ()  # the broadcasting-backward suite's cases
     reverse_broadcasts: bool = False  # its gradients go through unbroadcast
     cell: str = ""  # the graded notebook cell (default check_<method>)
+    # the cases derived from the row's own (derived_cases): each operand as a constant, and
+    # the wide value range; computed, never written in a row
+    derived: tuple[Case, ...] = field(init=False, default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.cell:
@@ -417,9 +420,12 @@ class Op:
             object.__setattr__(self, "broadcast_cases", BINARY_BROADCAST_CASES)
         if self.broadcasting or self.broadcast_cases:
             object.__setattr__(self, "reverse_broadcasts", True)
-        own = tuple(c for c in self.cases if c.note not in DERIVED_NOTES)  # replace() again
-        object.__setattr__(self, "cases", own)
-        object.__setattr__(self, "cases", own + derived_cases(self))
+        object.__setattr__(self, "derived", derived_cases(self))
+
+    @property
+    def all_cases(self) -> tuple[Case, ...]:
+        """What the fixed-case suites run: the row's own cases, then the derived ones."""
+        return self.cases + self.derived
 
     def __repr__(self) -> str:
         return f"Op({self.name!r})"

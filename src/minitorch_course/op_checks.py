@@ -401,7 +401,7 @@ def check_op(op: Op, impl: ModuleType | None = None, suites=("forward", "backwar
         if suite == "property":
             outcomes.append(check_property(op, impl, max_examples))
         else:
-            cases = list(op.broadcast_cases) if suite == "broadcast" else list(op.cases)
+            cases = list(op.broadcast_cases) if suite == "broadcast" else list(op.all_cases)
             if suite == "gradcheck" and gradcheck_max_size is not None:
                 cases = [c for c in cases
                          if _size(op.inputs(c)) <= gradcheck_max_size] or cases[:1]

@@ -263,7 +263,7 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
         op = BY_NAME[row]
         fixed = [s for s in ("forward", "backward", "gradcheck") if s in suites]
         if fixed:
-            for case in op.cases:
+            for case in op.all_cases:
                 arrays = op.inputs(case, seed)
                 task_gc = "gradcheck" in suites and case.gradcheck
                 out.add(row, "fixed", case, arrays, task_gc)
