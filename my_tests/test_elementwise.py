@@ -5,7 +5,7 @@
 
 Para cada operación (add, sub, mul, div, neg, exp, log, sqrt, relu, gelu, tanh, sigmoid)
 escribe un test que compare con torch en float64 (tolerancia 1e-7) el forward y el gradiente de
-CADA entrada, con un gradiente de subida (upstream) aleatorio ``g``: ``y.backward(g)``, no
+CADA entrada, con un gradiente de arriba (upstream) aleatorio ``g``: ``y.backward(g)``, no
 ``y.sum().backward()``. Y otro que pase ``mt.gradcheck``. Añade los casos que separan un
 error de otro: relu exactamente en 0 (torch da gradiente 0), entradas negativas y positivas,
 dominios válidos (log y sqrt con entradas positivas). Comprueba ``grad.shape == data.shape``

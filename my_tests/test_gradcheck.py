@@ -4,7 +4,7 @@
 """Laboratorio 04 · test_gradcheck.py: tus tests con ``mt.gradcheck``.
 
 ``mt.gradcheck(fn, entradas)`` compara el gradiente de backward con diferencias centrales, con
-un gradiente de subida aleatorio. Úsalo en tensores pequeños (unos 100 elementos) sobre una
+un gradiente de arriba aleatorio. Úsalo en tensores pequeños (unos 100 elementos) sobre una
 composición de operaciones con broadcasting (formas que se amplían en un eje inicial y en uno
 interior), lejos de los puntos donde una función no es derivable.
 """

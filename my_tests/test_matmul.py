@@ -4,7 +4,7 @@
 """Laboratorio 03 · test_matmul.py: tus tests de matmul (``@``).
 
 Compara con torch (float64, 1e-7) el forward y los gradientes de AMBOS operandos, con un
-gradiente de subida aleatorio, en matrices NO cuadradas ((4, 5) @ (5, 3)), con ejes de lote
+gradiente de arriba aleatorio, en matrices NO cuadradas ((4, 5) @ (5, 3)), con ejes de lote
 ((2, 4, 5) @ (5, 3) y (2, 4, 5) @ (2, 5, 3)) y con operandos 1-D. Un ``mt.gradcheck`` en
 tensores pequeños (unos 100 elementos).
 """

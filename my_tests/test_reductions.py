@@ -3,7 +3,7 @@
 # error atrapan.
 """Laboratorio 02 · test_reductions.py: tus tests de sum, mean y max.
 
-Compara con torch (float64, 1e-7) el forward y el gradiente, con un gradiente de subida
+Compara con torch (float64, 1e-7) el forward y el gradiente, con un gradiente de arriba
 aleatorio, reduciendo sobre TODOS los ejes y sobre UNO (axis=0, axis=-1, una tupla de ejes),
 con ``keepdims=False`` y ``keepdims=True``. Para max, un caso con máximos empatados (torch
 reparte el gradiente a partes iguales entre ellos). Y un ``mt.gradcheck`` por reducción.

@@ -6,7 +6,7 @@ cat y stack.
 
 Cada operación de forma invierte su transformación en el backward: comprueba la ida y vuelta
 (el gradiente vuelve a la forma de la entrada, ``grad.shape == data.shape``) con un gradiente
-de subida aleatorio y compara con torch. Casos que separan errores: reshape entre formas
+de arriba aleatorio y compara con torch. Casos que separan errores: reshape entre formas
 distintas ((3, 4) -> (2, 6)), una permutación que no es su propia inversa ((1, 2, 0)), índices
 repetidos (``x[[0, 0, 2]]``: sus gradientes se suman), cat de piezas de tamaños distintos.
 Y un ``mt.gradcheck`` por operación.

@@ -3,7 +3,7 @@
 # error atrapan.
 """Laboratorio 03 · test_softmax.py: tus tests de softmax y log_softmax.
 
-Compara con torch (float64, 1e-7) el forward y el gradiente, con un gradiente de subida
+Compara con torch (float64, 1e-7) el forward y el gradiente, con un gradiente de arriba
 aleatorio (con ``.sum()`` el gradiente de softmax es cero y no prueba nada), a lo largo de
 axis=-1 y axis=0. Con logits grandes (±1e4) la salida debe ser finita. Un ``mt.gradcheck``.
 """

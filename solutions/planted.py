@@ -140,7 +140,9 @@ PLANTS: dict[str, Plant] = {
     "cross_entropy_onehot_added": Plant("Tensor.cross_entropy", ("cross_entropy",), ((
         "grad[rows, targets] -= 1.0", "grad[rows, targets] += 1.0"),),
         what="cross-entropy's backward adds the one-hot instead of subtracting it"),
-    "backward_gives_constants_a_grad": Plant("Tensor.backward", ("backward",), ((
+    # every op row with a constant operand beside one that requires grad sees it too
+    "backward_gives_constants_a_grad": Plant("Tensor.backward", (
+        "backward", "add", "sub", "mul", "div", "pow", "cat", "stack"), ((
         "if g is None or not parent.requires_grad:", "if g is None:"),),
         what="backward() hands gradients to parents that do not require grad"),
     "relu_backward_uses_output": Plant("Tensor.relu", ("relu",), ((
@@ -194,7 +196,7 @@ PLANTS: dict[str, Plant] = {
         what="log_softmax's backward recomputes e^a / Σ e^a from the raw logits: NaN at "
              "1e4"),
     "cross_entropy_not_divided_by_batch": Plant("Tensor.cross_entropy", ("cross_entropy",), ((
-        "return (grad * (g / n),)", "return (grad * g,)"),),
+        "return (grad * (g / n if reduction == \"mean\" else g),)", "return (grad * g,)"),),
         what="cross-entropy's gradient not divided by the batch size N"),
     "cross_entropy_without_logsumexp": Plant("Tensor.cross_entropy", ("cross_entropy",), ((
         "z = logits.data - logits.data.max(axis=1, keepdims=True)",

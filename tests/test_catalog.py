@@ -15,7 +15,7 @@ from minitorch_course import messages, op_checks
 from minitorch_course.catalog import BROADCAST_PAIRS, BY_NAME, ENGINE_BY_NAME, OPS, resolve
 from minitorch_course.outcomes import PASS, SKIP, CheckFailed, Outcome
 
-CASES = [(op, case) for op in OPS for case in op.cases]
+CASES = [(op, case) for op in OPS for case in op.all_cases]
 IDS = [f"{op.name}-{case.label}" for op, case in CASES]
 BROADCAST = [(op, case) for op in OPS for case in op.broadcast_cases]
 BROADCAST_IDS = [f"{op.name}-{case.label}" for op, case in BROADCAST]
@@ -130,3 +130,75 @@ def test_a_wrong_value_is_reported_with_the_worst_element():
     with pytest.raises(CheckFailed) as failure:
         op_checks.compare_forward(op, case, arrays, np.zeros((5, 3)), arrays[0] * arrays[1])
     assert "output shape (5, 3)" in messages.fact_text(failure.value.fact)
+
+
+# ---------------------------------------------------------------- every way an op is called
+def missing_calls(op) -> list[str]:
+    """What ``op``'s fixed cases lack of issue 25's two demands, read off the cases' data: each
+    operand as a constant in turn (and all of them, for several operands), and inputs at
+    magnitudes from tiny (<= 1e-2) to large (>= 100) on a case without gradcheck."""
+    lacking = []
+    # the call with the most constant cases (a variadic op's are on one of its calls)
+    calls: dict = {}
+    for c in op.all_cases:
+        calls.setdefault(c.shapes, set()).add(c.constant)
+    shapes, constants = max(calls.items(), key=lambda kv: len(kv[1]))
+    for i in range(max(len(shapes), 1)):
+        if (i,) not in constants:
+            lacking.append(f"input {i} constant")
+    if len(shapes) > 1 and tuple(range(len(shapes))) not in constants:
+        lacking.append("every input constant")
+    wide = False
+    for case in op.all_cases:
+        values = np.abs(np.concatenate([a.ravel() for a in op.inputs(case)] or [np.zeros(0)]))
+        nonzero = values[values > 0]
+        if (not case.gradcheck and nonzero.size and nonzero.max() >= 100
+                and nonzero.min() <= 1e-2):
+            wide = True
+    if not wide:
+        lacking.append("wide value range")
+    return lacking
+
+
+@pytest.mark.parametrize("op", OPS, ids=[op.name for op in OPS])
+def test_every_row_grades_constant_operands_and_wide_values(op):
+    assert not missing_calls(op), f"{op.name} lacks {missing_calls(op)}"
+
+
+def test_a_row_without_its_derived_cases_is_reported():
+    """Strip the derived cases from a copy of a row: the test above reports each of them."""
+    from copy import copy
+
+    op = copy(BY_NAME["matmul"])
+    object.__setattr__(op, "derived", ())
+    assert set(missing_calls(op)) == {"input 0 constant", "input 1 constant",
+                                      "every input constant", "wide value range"}
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "gelu_tanh", "silu", "exp"])
+def test_the_wide_case_reaches_where_an_exponential_overflows(name):
+    """A forward written with e^a (tanh, sigmoid, gelu's tanh form) overflows beyond |a| ≈ 355
+    to 710: the activations' wide case must go there (exp's stays finite: e^700 ≈ 1e304)."""
+    op = BY_NAME[name]
+    wide = next(c for c in op.all_cases if c.note == "wide range")
+    biggest = float(np.abs(op.inputs(wide)[0]).max())
+    assert 355 < biggest <= 709 if name == "exp" else biggest > 710
+
+
+def test_a_constant_operand_case_fails_a_backward_that_skips_the_wrong_gradient():
+    """The constant cases can fail: matmul deciding need_b from the LEFT operand passes every
+    case where both require grad and fails only with a constant left operand."""
+    from heldout import apply
+
+    from minitorch_course import runner
+
+    source = apply.reference_source().replace(
+        "need_a, need_b = self.requires_grad, other.requires_grad",
+        "need_a, need_b = self.requires_grad, self.requires_grad")
+    assert source != apply.reference_source()
+    impl = runner.load_impl(source=source, name="need_b_from_left")
+    report = runner.run_row("matmul", impl, ("backward",))
+    failing = [o for o in report.suites["backward"] if o.status == "fail"]
+    assert [o.case for o in failing] == [c.label for c in BY_NAME["matmul"].all_cases
+                                         if c.constant == (0,)]
+    assert failing[0].diagnosis.id == "constant-operand"

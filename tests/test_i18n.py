@@ -113,7 +113,7 @@ def test_translations_fill_with_the_same_parameters_as_the_english():
 
 
 def test_every_catalog_case_note_is_translated():
-    notes = {c.note for op in catalog.OPS for c in op.cases + op.broadcast_cases if c.note}
+    notes = {c.note for op in catalog.OPS for c in op.all_cases + op.broadcast_cases if c.note}
     assert notes <= catalog.CASE_NOTES, notes - catalog.CASE_NOTES
 
 

@@ -318,7 +318,7 @@ def _tanh_table_source() -> str:
     """The reference with tanh's forward a lookup table of the seed-0 inputs (0 elsewhere)."""
     op = BY_NAME["tanh"]
     eps = 1e-6  # gradcheck's: the table holds the perturbed inputs too
-    keys = sorted({float(w) for case in op.cases for a in op.inputs(case, 0) for v in a.flat
+    keys = sorted({float(w) for case in op.all_cases for a in op.inputs(case, 0) for v in a.flat
                    for w in (v, v + eps, v - eps)})
     table = {k: float(np.tanh(k)) for k in keys}
     source = REFERENCE.read_text("utf-8")

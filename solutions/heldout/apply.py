@@ -103,10 +103,37 @@ def reference_def_source(qualname: str, dedent: bool = True) -> str:
     return textwrap.dedent(text) if dedent else text
 
 
+# The API grew after some mistakes were frozen: cross_entropy took no ``reduction`` before issue
+# 25. Such a frozen def keeps the default reduction ('mean'); the reference's own def, renamed,
+# answers the others (a learner who made the mistake in the mean and wrote the rest right).
+GROWN = {"cross_entropy": ("reduction", """
+@staticmethod
+def cross_entropy(logits, targets, reduction="mean"):
+    if reduction == "mean":
+        return Tensor._frozen_cross_entropy(logits, targets)
+    return Tensor._reference_cross_entropy(logits, targets, reduction)
+""")}
+
+
+def _grown(mistake: types.ModuleType, code: str) -> str | None:
+    """The frozen def, renamed, beside the reference's (renamed) and a dispatcher, when the
+    mistake's TARGET has since grown a parameter its SOURCE lacks; else None."""
+    name = mistake.TARGET.rsplit(".", 1)[-1]
+    if name not in GROWN or GROWN[name][0] in code:
+        return None
+    reference = reference_def_source(mistake.TARGET).replace(
+        f"def {name}(", f"def _reference_{name}(", 1)
+    frozen = code.replace(f"def {name}(", f"def _frozen_{name}(", 1)
+    if not frozen.lstrip().startswith("@staticmethod"):
+        frozen = "@staticmethod\n" + frozen
+    return "\n".join([reference, frozen, textwrap.dedent(GROWN[name][1]).strip("\n") + "\n"])
+
+
 def mutated_source(mistake: types.ModuleType) -> str:
     """solutions/tensor.py with ``mistake.TARGET`` replaced by ``mistake.SOURCE``."""
     source = reference_source()
     code = textwrap.dedent(mistake.SOURCE).strip("\n") + "\n"
+    code = _grown(mistake, code) or code
     try:
         node = find_def(_reference_tree(), mistake.TARGET)
     except KeyError:

@@ -234,14 +234,19 @@ class Tensor(TensorBase):
         raise NotImplementedError("Tensor.log_softmax: aún sin escribir / not written yet (notebooks/03-matmul-softmax-ce.ipynb)")
 
     @staticmethod
-    def cross_entropy(logits: Tensor, targets: Any) -> Tensor:
-        """Mean over the batch of -log softmax(logits)[i, targets[i]]: (N, C), (N,) ints -> ().
+    def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tensor:
+        """-log softmax(logits)[i, targets[i]] for each row i, reduced as torch does: (N, C),
+        (N,) ints -> () for reduction='mean' (the default: the mean over the batch) or 'sum',
+        (N,) for 'none' (each row's loss).
 
         Fused through log-sum-exp, so logits of ±1e4 stay finite; one node, whose gradient you
-        derive in theory/03, section 4.4.
+        derive in theory/03, section 4.4 (the reduction only changes how g reaches each row).
         """
         logits = Tensor._as_tensor(logits)
         targets = _class_targets(targets, logits.shape)
+        if reduction not in ("mean", "sum", "none"):
+            raise ValueError("cross_entropy: reduction must be 'mean', 'sum' or 'none', got "
+                             f"{reduction!r}")
         raise NotImplementedError("Tensor.cross_entropy: aún sin escribir / not written yet (notebooks/03-matmul-softmax-ce.ipynb)")
 
     # ================================================================== extension

@@ -48,6 +48,10 @@ class Domain:
     high: float
     signed: bool = True
     unique: bool = False  # no ties (max: the numerical gradient is undefined at a tie)
+    # the wide-range case's magnitudes |x| in [wide_low, wide_high] (geometric grid): where the
+    # op's forward or backward can overflow, underflow or lose precision
+    wide_low: float = 1e-4
+    wide_high: float = 1e4
     # a point the draws avoid where torch still defines the gradient: a fixed case sits on it
     kink: float | None = None
 
@@ -69,12 +73,17 @@ class Domain:
         return (positive | positive.map(lambda v: -v)) if self.signed else positive
 
 
-REAL = Domain(0.0, 2.0)  # anything moderate
+# anything moderate; its wide case reaches 1e4, where an exponential inside an activation
+# overflows (e^a is inf beyond a ≈ 709: tanh from e^2a beyond 355, gelu's tanh form beyond 20)
+REAL = Domain(0.0, 2.0)
 AWAY_FROM_ZERO = Domain(0.2, 2.0, kink=0.0)  # relu's kink: torch defines its gradient there (0)
-DIVISOR = Domain(0.2, 2.0)  # away from the pole at 0
-POSITIVE = Domain(0.5, 2.0, signed=False)  # log, sqrt, pow's base
+DIVISOR = Domain(0.2, 2.0, wide_low=1e-3, wide_high=1e3)  # away from the pole at 0
+POSITIVE = Domain(0.5, 2.0, signed=False, wide_low=1e-3, wide_high=1e3)  # pow's base
+LOG_DOMAIN = Domain(0.5, 2.0, signed=False, wide_low=1e-12, wide_high=1e12)  # log, sqrt
+EXPONENT = Domain(0.0, 2.0, wide_low=1e-2, wide_high=3.0)  # pow's exponent: a^b stays finite
 NO_TIES = Domain(0.0, 2.0, unique=True)
-LOGITS = Domain(0.0, 3.0)
+LOGITS = Domain(0.0, 3.0, wide_low=1e-2, wide_high=1e4)
+EXP = Domain(0.0, 2.0, wide_low=1e-3, wide_high=700.0)  # e^700 ≈ 1e304, still finite
 
 
 # ---------------------------------------------------------------- cases
@@ -87,6 +96,9 @@ class Case:
     data: tuple[Any, ...] | None = None  # fixed inputs (ties, huge logits) instead of random
     note: str = ""  # shown in the label only
     gradcheck: bool = field(default=True, repr=False)  # False: central differences mean nothing
+    # the inputs given as constants (requires_grad=False): torch gives them no gradient, and the
+    # others must still get theirs
+    constant: tuple[int, ...] = ()
 
     @property
     def label(self) -> str:
@@ -100,8 +112,13 @@ class Case:
         return _(self.note) if self.note in CASE_NOTES else self.note
 
 
-def _fmt(shape: Shape) -> str:
+def format_shape(shape: Shape) -> str:
+    """A shape written like NumPy: (), (3,), (4, 3). The course's one shape formatter (the
+    library, which must not import the course, has its own in minitorch.errors)."""
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+_fmt = format_shape
 
 
 # ---------------------------------------------------------------- typical mistakes
@@ -113,7 +130,7 @@ KINDS: tuple[str, ...] = (
     "local-derivative", "unstable-forward", "unstable-backward", "forward", "forward-shape",
     "recursion", "double-counting", "topological-order", "accumulate", "freed-graph", "engine",
     "shape-error", "crash", "values", "swapped-inputs", "missing-upstream", "at-output",
-    "wrong-axis", "stale-grad", "aliasing",
+    "wrong-axis", "stale-grad", "aliasing", "constant-operand",
 )
 
 
@@ -132,6 +149,8 @@ class Evidence:
     output: np.ndarray | None = None  # the right forward output
     # the right input gradients at other inputs / another upstream: (inputs, upstream) -> grads
     oracle: Callable[[list[np.ndarray], np.ndarray], list] | None = None
+    shapes: list = field(default_factory=list)  # the shapes a crash's message names
+    code: str = ""  # the line of the implementation a crash was raised at
 
     @property
     def x(self) -> np.ndarray:
@@ -202,6 +221,58 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
+GELU_C = math.sqrt(2.0 / math.pi)
+
+
+def _gelu_tanh_terms(a: np.ndarray, inner: float = 1.0, cubic: bool = True):
+    """gelu's tanh form, 0.5·a·(1 + tanh u) with u = c(a + 0.044715a³): its product rule's two
+    terms, 0.5(1 + tanh u) and 0.5·a·(1 - tanh² u)·u' (``inner`` scales c in u'; ``cubic``
+    False drops the 3·0.044715a² of u')."""
+    th = np.tanh(GELU_C * (a + 0.044715 * a ** 3))
+    du = GELU_C * inner * (1.0 + (3 * 0.044715 * a ** 2 if cubic else 0.0))
+    return 0.5 * (1.0 + th), 0.5 * a * (1.0 - th ** 2) * du
+
+
+def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    z = x - x.max(axis=axis, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+
+
+def _axis(k: Evidence) -> int:
+    return k.case.kwargs.get("axis", -1)
+
+
+def _reduction_of(k: Evidence) -> str:
+    return k.case.kwargs.get("reduction", "mean")
+
+
+def _stack_kept_axis(k: Evidence) -> bool:
+    """stack's backward handed input i g's slice with the stacking axis still in it (size 1)."""
+    got, want = tuple(k.error.grad_shape), tuple(k.error.expected)
+    if len(got) != len(want) + 1:
+        return False
+    axis = k.case.kwargs.get("axis", 0) % len(got)
+    return got[axis] == 1 and got[:axis] + got[axis + 1:] == want
+
+
+TRANSPOSING = (".T", "transpose", "swapaxes", "moveaxis")  # a line that moves axes
+
+
+def _reversed_operand(k: Evidence) -> bool:
+    """The NumPy error names an operand of more than 2 axes with EVERY axis reversed (.T)."""
+    shapes = {tuple(s) for s in k.shapes}
+    return any(a.ndim > 2 and tuple(reversed(a.shape)) in shapes for a in k.inputs)
+
+
+# torch's spellings that NumPy writes otherwise (the diagnosis names them when a crash shows
+# one): keyword arguments, and Tensor methods an ndarray lacks (np.exp(x), not x.exp())
+TORCH_KEYWORDS = {"keepdim": "keepdims", "dim": "axis"}
+TORCH_METHODS = frozenset({"exp", "log", "sqrt", "tanh", "sigmoid", "softmax", "log_softmax",
+                           "relu", "abs", "pow", "unsqueeze", "view", "permute", "t", "size",
+                           "dim", "clamp", "expand", "numel", "detach", "matmul", "mm", "bmm",
+                           "logsumexp", "amax", "exp_"})
+
+
 def _reduced_upstream(k: Evidence) -> np.ndarray:
     """A reduction's upstream gradient with its reduced axes back as 1s."""
     return k.g if k.case.kwargs.get("keepdims") else np.expand_dims(k.g, k.axes)
@@ -265,6 +336,7 @@ REDUCTION_MISTAKES = (
 KEEPDIMS_LOST_HINT = ("keepdims lost in {method}'s backward: the upstream gradient was broadcast "
                       "without putting the reduced axes back first, so its values landed on the "
                       "wrong axis. np.expand_dims(g, axes) before np.broadcast_to.")
+EXP_OVERFLOW_HINT = "e^x is inf beyond x ≈ 709: {form}. A stable form: {fix}."
 POWER_RULE_HINT = "power rule off by one: d/da a^b = b·a^(b-1), not b·a^b."
 POW_SCALAR_EXPONENT = 3.0  # the pow_scalar row is a ** 3
 # base 0, where torch defines what the formulas leave as 0·∞ (theory 02): d/db 0^b = 0 for
@@ -277,8 +349,14 @@ POW_ZERO_BASE = Case(((2, 4), (2, 4)), data=([[0.0, 0.0, 0.0, 0.0], [1.5, 0.5, 2
 GRID = (20, 3, 5)  # verbo × persona × tiempo
 EMPTY = "size-0 axis"  # the note of a case with an empty axis (no gradcheck: no element to nudge)
 # every note a catalog case carries (English message ids, shown translated)
+WIDE = "wide range"  # the derived case with magnitudes from tiny to huge (Domain.wide_*)
+# a derived case with constant inputs (requires_grad=False): its note, by position
+CONSTANT_NOTES = ("input 0 constant", "input 1 constant", "input 2 constant")
+ALL_CONSTANT = "every input constant"
+DERIVED_NOTES = frozenset({WIDE, ALL_CONSTANT, *CONSTANT_NOTES})
 CASE_NOTES = frozenset({EMPTY, "broadcast", "batch broadcast", "kink at 0", "logits ±1e4", "ties",
-                        "repeated indices", "repeated pairs", "base 0"})
+                        "repeated indices", "repeated pairs", "base 0", WIDE, ALL_CONSTANT,
+                        *CONSTANT_NOTES, "target logits far below the max"})
 UNARY_CASES = (Case(((),)), Case(((5,),)), Case(((3, 5),)), Case((GRID,)),
                Case(((0, 5),), note=EMPTY, gradcheck=False))
 BINARY_CASES = (Case(((3, 5), (3, 5))), Case((GRID, GRID)), Case(((), ())),
@@ -333,6 +411,9 @@ class Op:
     broadcast_cases: tuple[Case, ...] = ()  # the broadcasting-backward suite's cases
     reverse_broadcasts: bool = False  # its gradients go through unbroadcast
     cell: str = ""  # the graded notebook cell (default check_<method>)
+    # the cases derived from the row's own (derived_cases): each operand as a constant, and
+    # the wide value range; computed, never written in a row
+    derived: tuple[Case, ...] = field(init=False, default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.cell:
@@ -341,6 +422,12 @@ class Op:
             object.__setattr__(self, "broadcast_cases", BINARY_BROADCAST_CASES)
         if self.broadcasting or self.broadcast_cases:
             object.__setattr__(self, "reverse_broadcasts", True)
+        object.__setattr__(self, "derived", derived_cases(self))
+
+    @property
+    def all_cases(self) -> tuple[Case, ...]:
+        """What the fixed-case suites run: the row's own cases, then the derived ones."""
+        return self.cases + self.derived
 
     def __repr__(self) -> str:
         return f"Op({self.name!r})"
@@ -354,6 +441,49 @@ class Op:
             return [np.array(d, dtype=np.float64) for d in case.data]
         rng = np.random.default_rng(seed)
         return [self.domain(i).sample(rng, s) for i, s in enumerate(case.shapes)]
+
+
+def _base_case(op: Op) -> Case:
+    """The case the derived cases vary: the first with random values and 2+ elements per input
+    (the first case, failing that)."""
+    plain = [c for c in op.cases if c.data is None and not c.note and c.shapes
+             and all(math.prod(s) >= 2 for s in c.shapes)]
+    return next((c for c in plain if all(len(s) >= 2 for s in c.shapes)),
+                plain[0] if plain else op.cases[0])
+
+
+def wide_values(domain: Domain, shape: Shape, k: int = 0) -> np.ndarray:
+    """Magnitudes on a geometric grid from ``domain.wide_low`` to ``domain.wide_high`` (both
+    included), signs alternating when the domain is signed, the grid rotated by ``k`` so that
+    two inputs of one case do not get the same values."""
+    n = math.prod(shape)
+    grid = np.geomspace(domain.wide_low, domain.wide_high, max(n, 2))[:n]
+    if n >= 2:
+        grid[-1] = domain.wide_high
+    grid = np.roll(grid, k)
+    if domain.signed:
+        grid = grid * np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    return grid.reshape(shape)
+
+
+def derived_cases(op: Op) -> tuple[Case, ...]:
+    """What every row is also checked on, derived from its base case (tests/test_catalog.py
+    checks that every row has them): the inputs at magnitudes from tiny to huge (``WIDE``; no
+    gradcheck: central differences mean nothing there), and each input in turn as a constant
+    (requires_grad=False), plus every input constant when there are several."""
+    if not op.cases:  # nothing to derive from
+        return ()
+    base = _base_case(op)
+    n = len(base.shapes)
+    wide = Case(base.shapes, base.kwargs, tuple(
+        wide_values(op.domain(i), s, 3 * i).tolist() for i, s in enumerate(base.shapes)),
+        note=WIDE, gradcheck=False)
+    constants = [Case(base.shapes, base.kwargs, base.data, CONSTANT_NOTES[i], False, (i,))
+                 for i in range(min(n, len(CONSTANT_NOTES)))]
+    if n > 1:
+        constants.append(Case(base.shapes, base.kwargs, base.data, ALL_CONSTANT, False,
+                              tuple(range(n))))
+    return (wide, *constants)
 
 
 def _dims(x, axis) -> tuple[int, ...] | int:
@@ -412,6 +542,7 @@ REDUCTION_CASES = (
     Case((GRID,), {"axis": (0, 2), "keepdims": True}),
     Case((GRID,), {"axis": -1, "keepdims": False}),
     Case(((3, 5),), {"axis": None, "keepdims": True}),
+    Case(((3, 5),), {"axis": ()}),  # every axis, like torch's dim=() (NumPy's () reduces none)
     Case(((),)),
     Case(((0, 5),), {"axis": 1}, note=EMPTY, gradcheck=False),
 )
@@ -450,7 +581,7 @@ OPS: tuple[Op, ...] = (
            Mistake("div_gradients_swapped", "swapped-inputs"),
        )),
     Op("pow", "pow", "01-elementwise-ops", lambda m, a, b: a**b, lambda t, a, b: a**b,
-       (POSITIVE, REAL), BINARY_CASES + (POW_ZERO_BASE,), "binary", broadcasting=True, points=1, formula="a ** b",
+       (POSITIVE, EXPONENT), BINARY_CASES + (POW_ZERO_BASE,), "binary", broadcasting=True, points=1, formula="a ** b",
        mistakes=(
            Mistake("pow_power_rule_off_by_one", "local-derivative", POWER_RULE_HINT,
                    predict=lambda k: k.g * k.inputs[1] * k.x ** k.inputs[1]
@@ -465,7 +596,7 @@ OPS: tuple[Op, ...] = (
     Op("neg", "neg", "01-elementwise-ops", lambda m, a: -a, lambda t, a: -a,
        (REAL,), UNARY_CASES, "unary", points=1, formula="-a"),
     Op("exp", "exp", "01-elementwise-ops", lambda m, a: a.exp(), lambda t, a: a.exp(),
-       (REAL,), UNARY_CASES, "unary", points=1, formula="e^a", mistakes=(
+       (EXP,), UNARY_CASES, "unary", points=1, formula="e^a", mistakes=(
            Mistake("exp_backward_uses_input", "exp-uses-input",
                    "exp's backward multiplied the upstream gradient by the INPUT a; the "
                    "derivative of e^a is e^a itself: multiply by the forward's output (save it "
@@ -474,9 +605,9 @@ OPS: tuple[Op, ...] = (
            Mistake("exp_backward_exponentiates_output", "at-output"),
        )),
     Op("log", "log", "01-elementwise-ops", lambda m, a: a.log(), lambda t, a: a.log(),
-       (POSITIVE,), UNARY_CASES, "unary", points=1, formula="ln a"),
+       (LOG_DOMAIN,), UNARY_CASES, "unary", points=1, formula="ln a"),
     Op("sqrt", "sqrt", "01-elementwise-ops", lambda m, a: a.sqrt(), lambda t, a: a.sqrt(),
-       (POSITIVE,), UNARY_CASES, "unary", points=1, formula="√a", mistakes=(
+       (LOG_DOMAIN,), UNARY_CASES, "unary", points=1, formula="√a", mistakes=(
            Mistake("sqrt_forgets_one_half", "factor"),
        )),
     Op("relu", "relu", "01-elementwise-ops", lambda m, a: a.relu(), lambda t, a: a.relu(),
@@ -509,6 +640,12 @@ OPS: tuple[Op, ...] = (
                    "gelu's backward kept only Φ(a): gelu(a) = a·Φ(a) is a product, so its "
                    "derivative is Φ(a) + a·φ(a) (product rule; φ is the normal density "
                    "e^(-a²/2)/√(2π)).", predict=_gelu_cdf_only),
+           Mistake("gelu_cdf_without_sqrt2", "forward",
+                   "gelu's forward equals a·(1 + erf(a))/2: the normal CDF is "
+                   "Φ(a) = (1 + erf(a/√2))/2, with a/√2 inside erf (and its density "
+                   "φ(a) = e^(-a²/2)/√(2π) in the backward).", stages=("forward",),
+                   predict=lambda k: k.x * 0.5 * (1.0 + np.vectorize(math.erf)(k.x))
+                   if k.x.size else None),
            Mistake("gelu_keeps_only_density_term", "local-derivative",
                    "gelu's backward kept only a·φ(a): the product rule gives Φ(a) + a·φ(a).",
                    predict=lambda k: k.g * k.x * _normal_pdf(k.x)),
@@ -516,10 +653,26 @@ OPS: tuple[Op, ...] = (
     Op("gelu_tanh", "gelu", "01-elementwise-ops", lambda m, a: a.gelu(approximate="tanh"),
        lambda t, a: t.nn.functional.gelu(a, approximate="tanh"), (REAL,), UNARY_CASES, "unary",
        points=1, formula="0.5·a·(1 + tanh(√(2/π)(a + 0.044715a³)))", mistakes=(
-           Mistake("gelu_forgets_product_rule", "local-derivative",
-                   "gelu's backward kept only Φ(a): gelu(a) = a·Φ(a) is a product, so its "
-                   "derivative is Φ(a) + a·φ(a) (product rule; φ is the normal density "
-                   "e^(-a²/2)/√(2π)).", predict=_gelu_cdf_only),
+           Mistake("gelu_tanh_forgets_product_rule", "local-derivative",
+                   "gelu's backward kept only 0.5(1 + tanh u): 0.5·a·(1 + tanh u) is a product, "
+                   "so its derivative is 0.5(1 + tanh u) + 0.5·a·(1 - tanh² u)·u' (product "
+                   "rule; u = √(2/π)(a + 0.044715a³)).",
+                   predict=lambda k: k.g * _gelu_tanh_terms(k.x)[0]),
+           Mistake("gelu_tanh_keeps_only_second_term", "local-derivative",
+                   "gelu's backward kept only 0.5·a·(1 - tanh² u)·u': the product rule adds "
+                   "the term 0.5(1 + tanh u) (the derivative of the factor a, times the rest).",
+                   predict=lambda k: k.g * _gelu_tanh_terms(k.x)[1]),
+           Mistake("gelu_tanh_inner_derivative", "local-derivative",
+                   "gelu's backward has the chain rule's inner derivative wrong: with "
+                   "u = √(2/π)(a + 0.044715a³), u' = √(2/π)(1 + 3·0.044715a²), both factors.",
+                   predict=lambda k: [k.g * (t0 + t1) for t0, t1 in (
+                       _gelu_tanh_terms(k.x, cubic=False),
+                       _gelu_tanh_terms(k.x, inner=1.0 / GELU_C),
+                       _gelu_tanh_terms(k.x, inner=1.0 / GELU_C, cubic=False))]),
+           Mistake("gelu_tanh_forward_overflows", "unstable-forward", EXP_OVERFLOW_HINT.format(
+               form="tanh u written with exponentials is inf/inf once u passes ≈ 355, and u "
+                    "grows as a³ (a ≈ 20 is enough)",
+               fix="np.tanh(u)"), stages=("forward",)),
        )),
     Op("tanh", "tanh", "01-elementwise-ops", lambda m, a: a.tanh(), lambda t, a: a.tanh(),
        (REAL,), UNARY_CASES, "unary", points=1, formula="tanh a", mistakes=(
@@ -527,6 +680,17 @@ OPS: tuple[Op, ...] = (
                    "tanh's derivative is 1 - tanh²(a), not 1 - tanh(a): square the output.",
                    predict=lambda k: k.g * (1.0 - np.tanh(k.x))),
            Mistake("tanh_derivative_sign", "sign"),
+           Mistake("tanh_derivative_of_the_input", "local-derivative",
+                   "tanh's derivative is 1 - tanh²(a): with the output y = tanh(a) it is 1 - y², "
+                   "not 1 - a² (the input squared).", predict=lambda k: k.g * (1.0 - k.x ** 2)),
+           Mistake("tanh_uses_sigmoid_rule", "local-derivative",
+                   "y·(1 - y) is the sigmoid's derivative; tanh's is 1 - y² (y = tanh(a)).",
+                   predict=lambda k: k.g * np.tanh(k.x) * (1.0 - np.tanh(k.x))),
+           Mistake("tanh_forward_overflows", "unstable-forward", EXP_OVERFLOW_HINT.format(
+               form="(e^a - e^-a)/(e^a + e^-a) is inf/inf beyond |a| ≈ 710 (and "
+                    "(e^2a - 1)/(e^2a + 1) beyond a ≈ 355)",
+               fix="np.tanh(a), or 1 - 2/(e^2a + 1) written with e^(-2|a|) and the sign of a"),
+               stages=("forward",)),
        )),
     Op("sigmoid", "sigmoid", "01-elementwise-ops", lambda m, a: a.sigmoid(),
        lambda t, a: a.sigmoid(), (REAL,), UNARY_CASES, "unary", points=1, formula="1/(1+e^-a)",
@@ -538,6 +702,13 @@ OPS: tuple[Op, ...] = (
                    "sigmoid's derivative is σ(a)(1 - σ(a)), written with the output s = σ(a), "
                    "not with the input a.", predict=lambda k: k.g * k.x * (1.0 - k.x)),
            Mistake("sigmoid_forgets_upstream", "missing-upstream"),
+           Mistake("sigmoid_uses_tanh_rule", "local-derivative",
+                   "1 - s² is tanh's derivative; the sigmoid's is s·(1 - s) (s = σ(a)).",
+                   predict=lambda k: k.g * (1.0 - _sigmoid(k.x) ** 2)),
+           Mistake("sigmoid_forward_overflows", "unstable-forward", EXP_OVERFLOW_HINT.format(
+               form="e^a/(1 + e^a) is inf/inf = NaN beyond a ≈ 709",
+               fix="1/(1 + e^-a) for a >= 0 and e^a/(1 + e^a) for a < 0 (the exponent is never "
+                   "positive), or the provided stable sigmoid"), stages=("forward",)),
        )),
     # ------------------------------------------------------------ lab 02: reductions, shapes
     Op("sum", "sum", "02-reductions-and-shapes", lambda m, a, **k: a.sum(**k), _torch_sum,
@@ -595,6 +766,13 @@ OPS: tuple[Op, ...] = (
         Case((GRID,), {"axes": (-1, 0, 1)})),
        "permutation", points=1, formula="permute axes", mistakes=(
            Mistake("transpose_inverse_is_perm", "transposed"),
+           Mistake("transpose_wrong_permutation", "transposed",
+                   "transpose's backward permuted g with the wrong permutation: the gradient "
+                   "has shape {got}, the input {want}. Undo the forward's permutation: "
+                   "g.transpose(np.argsort(axes)) (the default, which reverses every axis, is "
+                   "its own inverse).", stages=("grad-shape",),
+                   applies=lambda k: len(k.error.grad_shape) == len(k.error.expected) and sorted(
+                       k.error.grad_shape) == sorted(k.error.expected)),
        )),
     Op("broadcast_to", "broadcast_to", "02-reductions-and-shapes",
        lambda m, a, shape: a.broadcast_to(shape), lambda t, a, shape: a.broadcast_to(shape),
@@ -616,6 +794,15 @@ OPS: tuple[Op, ...] = (
                    "index that appears twice keeps only its last gradient. It must receive the "
                    "sum of all of them: np.add.at(full, index, g).",
                    predict=lambda k: _assigned(k)),
+           Mistake("getitem_index_made_an_array", "crash",
+                   "getitem's backward crashed: {raised}. A tuple index "
+                   "picks along several axes, one entry per axis; np.asarray (or np.array) turns "
+                   "it into ONE array, which NumPy cannot use as an index when it holds slices. "
+                   "Hand the index to np.add.at exactly as the forward received it.",
+                   stages=("crash",), applies=lambda k: k.stage == "backward" and isinstance(
+                       k.error, IndexError) and isinstance(k.case.kwargs.get("index"), tuple)
+                   and any(isinstance(p, slice) for p in k.case.kwargs["index"])
+                   and ("asarray" in k.code or "np.array(" in k.code)),
            Mistake("getitem_wrong_at_repeated_indices", "repeated-indices",
                    "Right except at repeated indices: an index that appears twice must receive "
                    "the sum of both gradients; use np.add.at(full, index, g), not assignment.",
@@ -630,9 +817,10 @@ OPS: tuple[Op, ...] = (
            Mistake("cat_pieces_cut_at_wrong_offsets", "shape",
                    "cat's backward handed input {index} a piece of g of shape {got}, but the "
                    "input is {want}: they differ only along the concatenation axis "
-                   "(axis={axis_kw}), so g was cut at the wrong places. The cut points are the "
-                   "cumulative offsets of the sizes (np.cumsum(sizes)[:-1] for np.split), not "
-                   "the sizes themselves.",
+                   "(axis={axis_kw}), so g was cut at the wrong places. Input i's piece starts "
+                   "where the inputs before it end: the cut points are the cumulative offsets "
+                   "of ALL the inputs' sizes along the axis, one cut between each pair of "
+                   "neighbours (np.cumsum(sizes)[:-1] for np.split).",
                    stages=("grad-shape",), applies=lambda k: _piece_differs(k, along=True)),
            Mistake("cat_pieces_cut_along_wrong_axis", "wrong-axis",
                    "cat's backward handed input {index} a piece of g of shape {got}, but the "
@@ -645,13 +833,29 @@ OPS: tuple[Op, ...] = (
        lambda m, *ts, axis=0: m.stack(ts, axis=axis),
        lambda t, *ts, axis=0: t.stack(ts, dim=axis), (REAL,),
        (Case(((3, 5),) * 3), Case(((3, 5),) * 2, {"axis": -1}), Case(((5,),) * 4, {"axis": 1}),
-        Case(((),) * 3), Case(((0, 5),) * 2, {"axis": 1}, note=EMPTY, gradcheck=False)),
+        Case(((),) * 3), Case(((3, 1),) * 2, {"axis": 1}),
+        Case(((0, 5),) * 2, {"axis": 1}, note=EMPTY, gradcheck=False)),
        "same-shapes", points=1, formula="stack", mistakes=(
            Mistake("stack_unstacks_wrong_axis", "wrong-axis",
                    "stack's backward handed input {index} a slice of g of shape {got}, but the "
                    "input is {want}: input i's gradient is g's slice i along the stacking axis "
                    "(axis={axis_kw}): np.moveaxis(g, axis, 0)[i].",
-                   stages=("grad-shape",), applies=lambda k: True),
+                   stages=("grad-shape",), applies=lambda k: len(k.error.grad_shape) == len(
+                       k.error.expected)),
+           Mistake("stack_keeps_stacking_axis", "keepdims",
+                   "stack's backward handed input {index} a piece of g of shape {got}: the "
+                   "input's {want} with the stacking axis (axis={axis_kw}) still in it, as a 1. "
+                   "Input i's gradient is g's slice i along that axis with the axis dropped: "
+                   "np.moveaxis(g, axis, 0)[i], or np.take(g, i, axis=axis).",
+                   stages=("grad-shape",), applies=_stack_kept_axis),
+           Mistake("stack_squeezes_unit_axes", "keepdims",
+                   "stack's backward handed input {index} a gradient of shape {got}, but the "
+                   "input is {want}: the input's own size-1 axes went too (np.squeeze drops "
+                   "every size-1 axis, not only the stacking one). Take slice i along the "
+                   "stacking axis, np.moveaxis(g, axis, 0)[i] or np.take(g, i, axis=axis), which "
+                   "drops that axis only.", stages=("grad-shape",),
+                   applies=lambda k: len(k.error.grad_shape) < len(k.error.expected) and tuple(
+                       k.error.grad_shape) == tuple(n for n in k.error.expected if n != 1)),
        )),
     # ------------------------------------------------------------ lab 03
     Op("matmul", "matmul", "03-matmul-softmax-ce", lambda m, a, b: a @ b,
@@ -670,11 +874,14 @@ OPS: tuple[Op, ...] = (
                    and all(a.ndim == 2 for a in k.inputs)),
            Mistake("matmul_grad_b_not_transposed", "transposed"),
            Mistake("matmul_T_reverses_batch_axes", "transposed",
-                   "matmul's backward crashed on batched operands: {raised}. On an array with "
-                   "more than 2 axes, .T (and np.transpose without axes) reverses EVERY axis, "
-                   "batch axes included; transpose only the last two: np.swapaxes(x, -1, -2).",
+                   "matmul's backward crashed on batched operands, at a line that transposes: "
+                   "{raised}. On an array with more than 2 axes, the transposes of "
+                   "grad_a = g @ bᵀ and grad_b = aᵀ @ g swap only the last two axes, "
+                   "np.swapaxes(x, -1, -2): .T (and np.transpose without axes) reverses EVERY "
+                   "axis, and swapping other axes moves a batch axis.",
                    stages=("crash",), applies=lambda k: k.stage == "backward" and isinstance(
-                       k.error, ValueError) and any(a.ndim > 2 for a in k.inputs)),
+                       k.error, ValueError) and any(a.ndim > 2 for a in k.inputs) and (
+                       _reversed_operand(k) or any(w in k.code for w in TRANSPOSING))),
        )),
     Op("softmax", "softmax", "03-matmul-softmax-ce", lambda m, a, axis=-1: a.softmax(axis=axis),
        lambda t, a, axis=-1: a.softmax(dim=axis), (LOGITS,),
@@ -694,10 +901,24 @@ OPS: tuple[Op, ...] = (
                    "Softmax backward used only the Jacobian's diagonal s·(1 - s); the "
                    "off-diagonal terms -s_i·s_j give the sum term: s·(g - Σ g·s).",
                    predict=lambda k: _softmax_diagonal(k)),
+           Mistake("softmax_sum_over_every_axis", "wrong-axis",
+                   "softmax's backward summed g·s over EVERY axis: the sum term of "
+                   "s·(g - Σ g·s) runs along the softmax axis only (axis=axis, keepdims=True), "
+                   "one sum per slice.",
+                   predict=lambda k: _softmax(k.x, _axis(k)) * (
+                       k.g - (k.g * _softmax(k.x, _axis(k))).sum())),
+           Mistake("softmax_sum_of_g_only", "softmax-sum-term",
+                   "softmax's backward summed g instead of g·s: the sum term of s·(g - Σ g·s) "
+                   "weighs each g by its softmax (the Jacobian's off-diagonal -s_i·s_j).",
+                   predict=lambda k: _softmax(k.x, _axis(k)) * (
+                       k.g - k.g.sum(axis=_axis(k), keepdims=True))),
            Mistake("softmax_without_max_shift", "unstable-forward",
-                   "softmax overflows at large logits: e^a is inf beyond a ≈ 709, and inf/inf is "
-                   "NaN. Subtract the max along the axis first: e^(a - max a) / Σ e^(a - max a) "
-                   "is the same softmax and never overflows.", stages=("forward",)),
+                   "e^a is inf beyond a ≈ 709 (inf/inf is NaN) and 0 below a ≈ -745 (0/0 is "
+                   "NaN). Subtract each slice's OWN max, "
+                   "along the softmax axis with keepdims=True: e^(a - max a) / Σ e^(a - max a) "
+                   "never overflows, and its largest term is 1. A single max over the whole "
+                   "array leaves a slice far below it all zeros; a max without keepdims lines up "
+                   "with the wrong axis.", stages=("forward",)),
        )),
     Op("log_softmax", "log_softmax", "03-matmul-softmax-ce",
        lambda m, a, axis=-1: a.log_softmax(axis=axis),
@@ -716,44 +937,87 @@ OPS: tuple[Op, ...] = (
                    "log_softmax backward: the softmax must multiply Σ g (the sum along the "
                    "axis), not g itself: g - softmax(a)·Σ g.",
                    predict=lambda k: k.g - _softmax(k.x, k.case.kwargs.get("axis", -1)) * k.g),
+           Mistake("log_softmax_sum_over_every_axis", "wrong-axis",
+                   "log_softmax's backward summed g over EVERY axis: in g - softmax(a)·Σ g the "
+                   "sum runs along the log_softmax axis only (keepdims=True), one per slice.",
+                   predict=lambda k: k.g - _softmax(k.x, _axis(k)) * k.g.sum()),
+           Mistake("log_softmax_backward_without_exp", "softmax-sum-term",
+                   "log_softmax's backward multiplied Σ g by the forward's output itself, "
+                   "log softmax(a); the term is softmax(a) = e^out: g - e^out·Σ g.",
+                   predict=lambda k: k.g - _log_softmax(k.x, _axis(k)) * k.g.sum(
+                       axis=_axis(k), keepdims=True)),
            Mistake("log_softmax_without_max_shift", "unstable-forward",
-                   "log_softmax overflows at large logits: log Σ e^a is inf (or -inf) when e^a "
-                   "overflows (or underflows to 0). Shift by the max first: with z = a - max a, "
-                   "log_softmax(a) = z - log Σ e^z (log-sum-exp).", stages=("forward",)),
+                   "log Σ e^a is inf (or -inf) when e^a overflows (or underflows to 0), and the log of a softmax is log 0 = -inf "
+                   "once a probability underflows. Compute z - log Σ e^z directly, with z = a - "
+                   "max a: each slice's own max, along the axis with keepdims=True (a max "
+                   "without keepdims lines up with the wrong axis).", stages=("forward",)),
            Mistake("log_softmax_backward_unstable", "unstable-backward",
                    "log_softmax's backward recomputed the softmax from the raw logits, which "
                    "overflows at large ones (NaN). The softmax is e^out, the exponential of the "
                    "forward's own stable output: g - e^out·Σ g."),
        )),
     Op("cross_entropy", "cross_entropy", "03-matmul-softmax-ce",
-       lambda m, z, targets: m.cross_entropy(z, np.asarray(targets)),
-       lambda t, z, targets: t.nn.functional.cross_entropy(z, t.as_tensor(targets)), (LOGITS,),
+       lambda m, z, targets, **k: m.cross_entropy(z, np.asarray(targets), **k),
+       lambda t, z, targets, **k: t.nn.functional.cross_entropy(z, t.as_tensor(targets), **k),
+       (LOGITS,),
        (Case(((8, 5),), {"targets": [0, 1, 2, 3, 4, 4, 2, 0]}),
+        Case(((8, 5),), {"targets": [0, 1, 2, 3, 4, 4, 2, 0], "reduction": "sum"}),
+        Case(((8, 5),), {"targets": [0, 1, 2, 3, 4, 4, 2, 0], "reduction": "none"}),
+        Case(((8, 5),), {"targets": [0, 1, 2, 3, 4, 4, 2, 0], "reduction": "mean"}),
         Case(((1, 3),), {"targets": [2]}),
         Case(((2, 3),), {"targets": [0, 2]},
-             data=([[1e4, -1e4, 0.0], [-1e4, 0.0, 1e4]],), note="logits ±1e4", gradcheck=False)),
-       "logits-and-targets", formula="mean(-log softmax(z)[y])", mistakes=(
+             data=([[1e4, -1e4, 0.0], [-1e4, 0.0, 1e4]],), note="logits ±1e4", gradcheck=False),
+        # each target's probability underflows to 0: log(softmax) is -inf, log-sum-exp is not
+        Case(((2, 3),), {"targets": [1, 0]},
+             data=([[1e4, -1e4, 0.0], [-1e4, 0.0, 1e4]],), note="target logits far below the max",
+             gradcheck=False)),
+       "logits-and-targets", formula="-log softmax(z)[y] per row; reduction mean, sum or none", mistakes=(
            Mistake("cross_entropy_without_onehot", "local-derivative",
                    "cross-entropy's gradient is (softmax(z) - onehot(y)) / N: the -1 at each "
                    "row's target class is missing.",
-                   predict=lambda k: _softmax(k.x, 1) * k.g / k.x.shape[0]),
+                   predict=lambda k: _softmax(k.x, 1) * _ce_upstream(k)),
            Mistake("cross_entropy_not_divided_by_batch", "factor",
-                   "That is the batch size N = {batch}: cross-entropy is a MEAN over the batch, "
-                   "so its gradient is divided by N too.",
-                   predict=lambda k: k.want * k.batch if k.batch > 1 else None),
+                   "That is the batch size N = {batch}: with reduction='mean' cross-entropy is a "
+                   "MEAN over the batch, so its gradient is divided by N too.",
+                   predict=lambda k: k.want * k.batch
+                   if k.batch > 1 and _reduction_of(k) == "mean" else None),
            Mistake("cross_entropy_divided_by_batch_twice", "factor",
                    "divided by the batch size N = {batch} once too often.",
-                   predict=lambda k: k.want / k.batch if k.batch > 1 else None),
-           Mistake("cross_entropy_without_logsumexp", "unstable-forward", stages=("forward",)),
+                   predict=lambda k: k.want / k.batch
+                   if k.batch > 1 and _reduction_of(k) == "mean" else None),
+           Mistake("cross_entropy_divided_by_batch_without_mean", "factor",
+                   "That is the batch size N = {batch}: only reduction='mean' divides by N; "
+                   "'sum' adds the rows' losses and 'none' returns each row's.",
+                   stages=("forward", "backward"),
+                   predict=lambda k: k.want / k.batch
+                   if k.batch > 1 and _reduction_of(k) != "mean" else None),
+           Mistake("cross_entropy_without_logsumexp", "unstable-forward",
+                   "e^z is inf beyond z ≈ 709, and log softmax(z)[y] is log 0 = -inf once the target's probability underflows "
+                   "(its logit far below the row's max). Fuse both along the class axis with "
+                   "log-sum-exp: -(z[y] - m) + log Σ e^(z - m), m each row's max "
+                   "(keepdims=True).", stages=("forward",)),
            Mistake("cross_entropy_onehot_added", "local-derivative",
                    "cross-entropy's gradient is (softmax(z) - onehot(y)) / N: the one-hot was "
                    "ADDED at each row's target class; it enters with a minus sign.",
-                   predict=lambda k: (_softmax(k.x, 1) + _onehot(k)) * k.g / k.x.shape[0]),
+                   predict=lambda k: (_softmax(k.x, 1) + _onehot(k)) * _ce_upstream(k)),
        )),
     # ------------------------------------------------------------ lab 06: the extension
     Op("silu", "silu", "06-extension-silu", lambda m, a: a.silu(),
        lambda t, a: t.nn.functional.silu(a), (REAL,), UNARY_CASES, "unary",
-       formula="a·σ(a)"),
+       formula="a·σ(a)", mistakes=(
+           Mistake("silu_keeps_only_sigmoid", "local-derivative",
+                   "silu's backward kept only σ(a), as if the factor a were a constant: "
+                   "a·σ(a) is a product, its derivative σ(a) + a·σ(a)(1 - σ(a)) (product rule).",
+                   predict=lambda k: k.g * _sigmoid(k.x)),
+           Mistake("silu_keeps_only_second_term", "local-derivative",
+                   "silu's backward kept only a·σ(a)(1 - σ(a)), as if σ(a) were a constant "
+                   "factor: the product rule adds σ(a).",
+                   predict=lambda k: k.g * k.x * _sigmoid(k.x) * (1.0 - _sigmoid(k.x))),
+           Mistake("silu_forward_overflows", "unstable-forward", EXP_OVERFLOW_HINT.format(
+               form="a·e^a/(1 + e^a) is inf/inf = NaN beyond a ≈ 709",
+               fix="a times the stable sigmoid (the provided one, or one whose exponent is "
+                   "never positive)"), stages=("forward",)),
+       )),
 )
 
 BY_NAME: dict[str, Op] = {op.name: op for op in OPS}
@@ -785,6 +1049,17 @@ def _other_axis_jvp(k: Evidence, log: bool) -> np.ndarray | None:
     return [k.g - s * k.g.sum(axis=other, keepdims=True) if log
             else s * (k.g - (k.g * s).sum(axis=other, keepdims=True))
             for other in range(k.x.ndim) if other != axis]
+
+
+CROSS_ENTROPY_REDUCTIONS = ("mean", "sum", "none")  # torch's reduction=, 'mean' the default
+
+
+def _ce_upstream(k: Evidence) -> np.ndarray:
+    """cross-entropy's upstream gradient as each row's factor (N, 1) (or one number), by
+    reduction: g/N for 'mean', g for 'sum', g[i] per row for 'none'."""
+    per_row = {"none": lambda: np.asarray(k.g)[:, None], "sum": lambda: k.g,
+               "mean": lambda: k.g / k.x.shape[0]}
+    return per_row[_reduction_of(k)]()
 
 
 def _onehot(k: Evidence) -> np.ndarray:

@@ -34,11 +34,20 @@ from __future__ import annotations
 
 import math
 import re
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from minitorch_course.catalog import EMPTY, Case, Evidence, Mistake, Op
+from minitorch_course.catalog import (
+    EMPTY,
+    TORCH_KEYWORDS,
+    TORCH_METHODS,
+    Case,
+    Evidence,
+    Mistake,
+    Op,
+)
 from minitorch_course.outcomes import Diagnosis
 
 Shape = tuple[int, ...]
@@ -92,7 +101,11 @@ def explain_grad_shape(got: Shape, want: Shape, got_array: np.ndarray | None = N
     if got != want and tuple(n for n in got if n != 1) == squeezed and len(got) < len(want):
         return Diagnosis("keepdims", "keepdims-lost", p)
     if len(got) == len(want) and sorted(got) == sorted(want) and got != want:
-        return Diagnosis("transposed", "transposed-shape", p)
+        # which permutation the evidence shows: every axis reversed (.T on a batched array),
+        # or the last two swapped
+        return Diagnosis("transposed", "transposed-shape", {
+            **p, "reversed": len(want) > 2 and got == want[::-1],
+            "last_two": got == want[:-2] + want[-2:][::-1]})
     if math.prod(got) == math.prod(want):
         return Diagnosis("reshaped", "reshaped", p)
     return Diagnosis("shape", "shape", p)
@@ -169,6 +182,27 @@ def _located(op: Op | None, k: Evidence, wrong: np.ndarray) -> Diagnosis | None:
 GENERIC = frozenset({"values", "values-degenerate", "crash", "numpy-crash", "shape-error",
                      "shape"})  # diagnoses that name no particular mistake
 DEGENERATE = frozenset({"values-degenerate"})  # what a one-element case says: nothing
+# diagnoses tied to a special case (an empty axis, a constant input): explained only when no
+# ordinary case of the same suite fails (a crash on every case is not the empty case's fault)
+LAST_RESORT = frozenset({"crash-empty-axis", "constant-operand", "constant-got-grad"})
+
+
+def explain_constant(op: Op | None, case: Case, index: int, id_: str,
+                     inner: Diagnosis | None = None) -> Diagnosis:
+    """A failure on a case that gives some inputs as constants (requires_grad=False): ``id_``
+    is ``constant-got-grad`` (a constant received a .grad) or ``constant-operand`` (another
+    input's gradient is missing or wrong there; ``inner`` is what that failure looks like)."""
+    p: dict[str, Any] = {"method": op.method if op is not None else "", "index": index,
+                         "constant": list(case.constant)}
+    if inner is not None:
+        p["inner"] = inner.id
+        if "raised" in inner.params:
+            p["raised"] = inner.params["raised"]
+        elif inner.kind == "crash" and "error" in inner.params:
+            p["raised"] = {k: inner.params[k] for k in ("error", "message", "at", "frames")
+                           if k in inner.params}
+    # a constant that received a .grad is the engine's doing: ops may return a gradient for it
+    return Diagnosis("engine" if id_ == "constant-got-grad" else "constant-operand", id_, p)
 
 
 def _patterns(k: Evidence, got: np.ndarray, want: np.ndarray, rtol: float,
@@ -186,6 +220,12 @@ def _patterns(k: Evidence, got: np.ndarray, want: np.ndarray, rtol: float,
                 and not _close(np.asarray(w), want, rtol, atol) and same(w)):
             return Diagnosis("swapped-inputs", "swapped-inputs", {"index": k.index, "other": j})
     g = k.upstream
+    if g is not None and g.size == 1 and not np.isclose(abs(float(g.reshape(-1)[0])), 1.0,
+                                                         rtol=1e-3):
+        # a one-element upstream (a scalar loss): without g the gradient is want / g exactly,
+        # a factor no mistake of the formula produces by chance
+        if same(want / float(g.reshape(-1)[0])):
+            return Diagnosis("missing-upstream", "missing-upstream", {"index": k.index})
     if g is not None and k.oracle is not None and g.size > 1 and not np.allclose(g, 1.0):
         try:
             with np.errstate(all="ignore"):
@@ -260,7 +300,9 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
         return Diagnosis("missing-grad", "missing-grad", {"index": index})
     got = np.asarray(got, dtype=np.float64)
     if got.shape != want.shape:
-        return explain_grad_shape(got.shape, want.shape, got, want)
+        shaped = SimpleNamespace(grad_shape=got.shape, expected=want.shape, index=index)
+        k = Evidence(case, list(inputs or []), index, stage="backward", error=shaped)
+        return _grad_shape_mistake(op, k) or explain_grad_shape(got.shape, want.shape, got, want)
     bad = ~np.isfinite(got) & np.isfinite(want)  # inf/NaN where the right value is finite
     if bad.any():
         signs = [j for j, a in enumerate(inputs or []) if np.shape(a) == got.shape
@@ -271,7 +313,8 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
         return Diagnosis("local-derivative" if signs else "unstable-backward",
                          "nonfinite-backward", {"count": int(bad.sum()), "size": int(got.size),
                                                 "index": index,
-                                                "negative": signs[0] if signs else -1})
+                                                "negative": signs[0] if signs else -1,
+                                                **_bad_inputs(bad, list(inputs or []))})
     k = Evidence(case, list(inputs) if inputs is not None else [], index, upstream, want,
                  "backward", wants=wants, output=output, oracle=oracle)
     known = _predicted(op, k, got, "backward", rtol, atol)
@@ -374,10 +417,11 @@ def explain_forward_values(op: Op | None, got: np.ndarray, want: np.ndarray,
                            inputs: list[np.ndarray] | None = None) -> Diagnosis:
     """The likely mistake when the forward values are wrong (the backward is then not checked)."""
     forward = {"forward": True}
-    if np.any(~np.isfinite(got) & np.isfinite(want)):
+    bad = ~np.isfinite(got) & np.isfinite(want)
+    if np.any(bad):
         big = max((float(np.abs(a).max()) for a in inputs or [] if a.size), default=0.0)
         return Diagnosis("unstable-forward", _hinted(op, "forward", "unstable-forward"),
-                         {**forward, "big": big})
+                         {**forward, "big": big, **_bad_inputs(bad, inputs or [])})
     nonzero = np.abs(want) > 1e-12
     if nonzero.any() and _close(got, -want):
         return Diagnosis("sign", "forward-sign", forward)
@@ -395,6 +439,21 @@ def explain_forward_values(op: Op | None, got: np.ndarray, want: np.ndarray,
             d = _factor(r, "output")
             return Diagnosis(d.kind, d.id, {**d.params, **forward})
     return Diagnosis("forward", "forward", {**forward, "formula": op.formula if op else ""})
+
+
+def _bad_inputs(bad: np.ndarray, inputs: list[np.ndarray]) -> dict:
+    """Where a forward first gives inf/NaN: the inputs' values there, when every input lines
+    up with the output elementwise (broadcasting), and whether one of them is large (|x| > 30,
+    where an exponential leaves float64's range within a few steps)."""
+    try:
+        aligned = [np.broadcast_to(a, bad.shape) for a in inputs]
+    except ValueError:
+        return {}
+    if not aligned or bad.ndim == 0 and not all(np.ndim(a) == 0 for a in inputs):
+        return {}
+    j = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
+    values = [float(a[j]) for a in aligned]
+    return {"values": values, "large": any(abs(v) > 30.0 for v in values)}
 
 
 # ---------------------------------------------------------------- crashes
@@ -446,10 +505,9 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
     if grad_shape is not None and expected is not None:  # a GradShapeError's fields
         k = Evidence(case or Case(()), list(inputs or []), int(getattr(err, "index", 0) or 0),
                      stage="backward", error=err)
-        for m in _mistakes(op, "grad-shape"):
-            if m.applies is not None and m.applies(k):
-                return Diagnosis(m.kind, m.id, {**_params(op, k), "raised": p,
-                                                "got": grad_shape, "want": expected})
+        known = _grad_shape_mistake(op, k)
+        if known:
+            return Diagnosis(known.kind, known.id, {**known.params, "raised": p})
         d = _through_unbroadcast(grad_shape, expected, impl) or explain_grad_shape(
             grad_shape, expected)
         others = [j for j, a in enumerate(inputs or []) if j != k.index
@@ -465,11 +523,20 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
                 "want": expected, "raised": p})
         return Diagnosis(d.kind, d.id, {**d.params, "raised": p})
     k = Evidence(case or Case(()), list(inputs or []), stage="backward" if in_backward else stage,
-                 error=err)
+                 error=err, shapes=numpy_shapes(err), code=at.get("code", ""))
     for m in _mistakes(op, "crash"):
         if m.applies is not None and m.applies(k):
             return Diagnosis(m.kind, m.id, {**_params(op, k), "raised": p,
                                             "shapes": numpy_shapes(err)})
+    missing = _KEYWORD.search(str(err)) if isinstance(err, TypeError) else None
+    if missing and case is not None and missing.group(1) in case.kwargs:
+        return Diagnosis("crash", "missing-keyword", {
+            **p, "name": missing.group(1), "value": case.kwargs[missing.group(1)],
+            "method": op.method if op else ""})
+    spelled = torch_spelling(err)
+    if spelled:
+        return Diagnosis("crash", "torch-spelling", {**p, **spelled, "backward": in_backward,
+                                                      "method": op.method if op else ""})
     if case is not None and case.note == EMPTY:  # the code assumes every axis has elements
         return Diagnosis("crash", "crash-empty-axis", p)
     if isinstance(err, ValueError) and ("broadcast" in str(err) or "could not be" in str(err)):
@@ -481,6 +548,33 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
         return Diagnosis("crash", "numpy-crash", {
             **p, "method": op.method if op is not None else "", "backward": in_backward})
     return Diagnosis("crash", "crash", p)
+
+
+_KEYWORD = re.compile(r"unexpected keyword argument '(\w+)'")
+_ATTRIBUTE = re.compile(r"'numpy\.(?:ndarray|float64)' object has no attribute '(\w+)'")
+
+
+def torch_spelling(err: BaseException) -> dict | None:
+    """A torch spelling used on NumPy arrays (``keepdim=``, ``x.exp()``): the name and NumPy's
+    word for it, read from the exception's text (NumPy's errors have no fields)."""
+    text = str(err)
+    m = _KEYWORD.search(text) if isinstance(err, TypeError) else None
+    if m and m.group(1) in TORCH_KEYWORDS:
+        return {"name": m.group(1), "numpy": TORCH_KEYWORDS[m.group(1)], "form": "keyword"}
+    m = _ATTRIBUTE.search(text) if isinstance(err, AttributeError) else None
+    if m and m.group(1) in TORCH_METHODS:
+        return {"name": m.group(1), "numpy": m.group(1), "form": "method"}
+    return None
+
+
+def _grad_shape_mistake(op: Op | None, k: Evidence) -> Diagnosis | None:
+    """The row's mistake that fits a gradient of shape ``k.error.grad_shape`` where the input
+    has ``k.error.expected`` (a GradShapeError's fields, or a compared gradient's shapes)."""
+    for m in _mistakes(op, "grad-shape"):
+        if m.applies is not None and m.applies(k):
+            return Diagnosis(m.kind, m.id, {**_params(op, k), "got": k.error.grad_shape,
+                                            "want": k.error.expected})
+    return None
 
 
 def _through_unbroadcast(got: Shape, want: Shape, impl: Any) -> Diagnosis | None:

@@ -13,7 +13,7 @@ import re
 import textwrap
 from collections.abc import Callable, Sequence
 
-from minitorch_course.catalog import MISTAKES
+from minitorch_course.catalog import MISTAKES, format_shape
 from minitorch_course.i18n import Msg, _, t, verbatim
 from minitorch_course.outcomes import PASS, Diagnosis, Fact, Outcome, RowReport
 
@@ -60,6 +60,7 @@ KIND_LABELS: dict[str, str] = {
     "wrong-axis": N_("along the wrong axis"),
     "stale-grad": N_("stale intermediate gradients (kept from the previous pass)"),
     "aliasing": N_("gradients share memory (aliasing)"),
+    "constant-operand": N_("wrong with a constant input"),
 }
 
 # the words a check's data uses for where it ran
@@ -79,9 +80,7 @@ def word(key: str) -> str:
 
 
 # ---------------------------------------------------------------- small pieces
-def fmt(shape: Sequence[int]) -> str:
-    """(3,) and (4, 3) written like NumPy."""
-    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+fmt = format_shape  # (3,) and (4, 3) written like NumPy (catalog.format_shape)
 
 
 def broadcast_report(shapes: list[Sequence[int]], names: list[str] | None = None) -> str:
@@ -208,19 +207,45 @@ def _nonfinite_backward(p: dict) -> str:
                  "right ones are finite, exactly where input {negative} is negative: a log or a "
                  "square root of input {negative} in the backward (is it the right operand?).",
                  count=p["count"], size=p["size"], index=p["index"], negative=p["negative"])
-    return t("{count} of {size} elements of input {index}'s gradient are inf/NaN where the right "
-             "ones are finite: a log or square root of a negative number, a division by zero or "
-             "an overflow in the backward formula.", count=p["count"], size=p["size"],
-             index=p["index"])
+    text = t("{count} of {size} elements of input {index}'s gradient are inf/NaN where the right "
+             "ones are finite", count=p["count"], size=p["size"], index=p["index"])
+    if p.get("values"):
+        text += _inputs_there(p["values"])
+    return text + _(": a log or square root of a negative number (or of 0), a division by zero, "
+                    "0·inf (a formula torch defines by convention at that point) or an overflow "
+                    "in the backward formula.")
+
+
+def _unstable_head(p: dict) -> str:
+    """What the evidence of an unstable forward shows: where, at which input values."""
+    values = p.get("values")
+    head = _("Numerically unstable forward: inf/NaN where torch's result is finite")
+    if values:
+        head += _inputs_there(values)
+    elif p.get("big"):
+        head += t(" (inputs up to |{big:g}|)", big=p["big"])
+    return head
+
+
+def _inputs_there(values: list) -> str:
+    """', first where the input is 3' / ', first where the inputs are 0, 0'."""
+    shown = Msg(", ".join(f"{v:.4g}" for v in values))
+    if len(values) == 1:
+        return t(", first where the input is {values}", values=shown)
+    return t(", first where the inputs are {values}", values=shown)
 
 
 def _unstable_forward(p: dict) -> str:
-    tail = _(" where torch's stays finite. exp of a large logit overflows: subtract the max first "
-             "(log-sum-exp: log Σ e^z = m + log Σ e^(z - m)).")
-    if p.get("big"):
-        return t("Numerically unstable forward: it overflows to inf/NaN (inputs up to "
-                 "|{big:g}|)", big=p["big"]) + tail
-    return _("Numerically unstable forward: it overflows to inf/NaN") + tail
+    head = _unstable_head(p)
+    large = p.get("large") if p.get("values") else p.get("big", 0.0) > 30.0
+    if large:
+        return head + _(". e^x overflows to inf beyond x ≈ 709 and underflows to 0 below "
+                        "x ≈ -745; inf/inf, inf - inf, 0/0 and log 0 then give NaN or ±inf. "
+                        "Rewrite the formula so that no intermediate leaves float64's range "
+                        "(exponentials of non-positive numbers only, or NumPy's own function).")
+    return head + _(". At such moderate inputs that is a log of 0 or of a negative number, a "
+                    "division by 0 or 0·inf in the formula: is it valid on every input torch "
+                    "accepts?")
 
 
 def _shape_error(p: dict) -> str:
@@ -243,6 +268,48 @@ def _numpy_crash(p: dict) -> str:
     return text
 
 
+def _transposed_shape(p: dict) -> str:
+    text = t("Transposed: {subject}, a permutation of the input's {want}.", subject=_subject(p),
+             want=fmt(p["want"]))
+    if p.get("reversed"):
+        text += " " + _("Every axis is reversed: on an array with more than 2 axes .T (and "
+                        "np.transpose without axes) reverses them all, batch axes included; "
+                        "swap only the last two: np.swapaxes(x, -1, -2).")
+    elif p.get("last_two"):
+        text += " " + _("Its last two axes are swapped: check which operand each product "
+                        "transposes, and that the gradient comes back in the input's layout.")
+    return text
+
+
+def _torch_spelling(p: dict) -> str:
+    if p["form"] == "keyword":
+        text = t("{error}: {message}. That is torch's spelling; on NumPy arrays the keyword is "
+                 "{numpy}= ({name}= is torch's).", error=p["error"], message=p["message"],
+                 numpy=p["numpy"], name=p["name"])
+    else:
+        text = t("{error}: {message}. x.{name}() is a torch Tensor method; the arrays a closure "
+                 "holds are NumPy arrays, which have none: use NumPy's function (np.{numpy}(x) "
+                 "where NumPy has one) or write the formula with np.exp, np.log...",
+                 error=p["error"], message=p["message"], name=p["name"], numpy=p["numpy"])
+    at = p.get("at")
+    if at:
+        text += "\n" + t("At {file}:{line} ({function}: {code})", file=at["file"],
+                         line=at["line"], function=at["function"], code=at["code"])
+    return text
+
+
+def _constant_operand(p: dict) -> str:
+    inputs = ", ".join(str(i) for i in p["constant"])
+    return t("This case gives input {inputs} as a constant (requires_grad=False), and input "
+             "{index}'s gradient is wrong or missing here. If the cases where every input "
+             "requires grad pass, look at the branches of {method}'s backward that skip a "
+             "constant: it must still return one entry per parent, in the order of _prev (None "
+             "for a constant), and decide whether to compute each gradient from THAT operand's "
+             "own requires_grad. (If the engine rows fail too, fix the engine first: it must "
+             "skip a constant parent and go on.)", inputs=inputs, index=p["index"],
+             method=p["method"])
+
+
 def _place(p: dict) -> str:
     """Where a NumPy error was raised: an op's forward or backward, or the engine."""
     method = p.get("method")
@@ -259,11 +326,7 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         "keepdims lost: {subject} but the input is {want}: its size-1 axes were summed away. Sum "
         "over them with keepdims=True (or np.expand_dims them back) so the gradient keeps the "
         "input's shape.", subject=_subject(p), want=fmt(p["want"])),
-    "transposed-shape": lambda p: t(
-        "Transposed: {subject}, a permutation of the input's {want}. A transpose's backward "
-        "applies the INVERSE permutation (np.argsort(axes)); on a batched array .T reverses "
-        "every axis, swap only the last two (np.swapaxes(x, -1, -2)).", subject=_subject(p),
-        want=fmt(p["want"])),
+    "transposed-shape": _transposed_shape,
     "reshaped": lambda p: t(
         "Right number of elements, wrong shape: {subject} but the input is {want}; reshape it "
         "back to the input's shape.", subject=_subject(p), want=fmt(p["want"])),
@@ -293,16 +356,20 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         "Transposed: the gradient equals the right one with its last two axes swapped (for "
         "a @ b: grad_a = g @ bᵀ, grad_b = aᵀ @ g)."),
     "factor-double": lambda p: _factor_head(p) + _(
-        ": double counting. A contribution was added twice (accumulated once too often, a node "
-        "processed twice, or a stray 2)."),
+        ". Two causes fit: the local derivative has a stray factor 2 (a ½ missing from the "
+        "formula, as in d/da √a = 1/(2√a)), or a contribution was added twice. If the engine "
+        "rows pass, it is the formula."),
     "factor-half": lambda p: _factor_head(p) + _(
-        ": half of it. A factor 1/2 too many, or one of two equal contributions was lost "
-        "(overwritten instead of accumulated)."),
+        ". Two causes fit: the local derivative has a stray ½ (or divides by a count twice as "
+        "large as the right one), or one of two equal contributions was lost (overwritten "
+        "instead of accumulated). If the engine rows pass, it is the formula."),
     "factor-divided": lambda p: _factor_head(p) + t(
-        ": divided by {k} once too often (a mean divisor or a batch size applied twice).",
+        ": the gradient is divided by {k} more than it should be (a divisor applied twice, or "
+        "one {k} times too large: a count, a mean's number of elements, a batch size).",
         k=p["k"]),
     "factor-division-missing": lambda p: _factor_head(p) + t(
-        ": a division by {k} is missing (a mean's count or a batch size N).", k=p["k"]),
+        ": the right one divides by {k} more than yours (a divisor missing, or {k} times too "
+        "small: a count, a mean's number of elements, a batch size N).", k=p["k"]),
     "factor-averaged-copies": lambda p: _factor_head(p) + t(
         ", and {k} is the number of copies broadcasting made of input {index}: each copy "
         "contributes, so their gradients must be SUMMED, not averaged.", k=p["k"], index=_i(p)),
@@ -372,7 +439,22 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         "empty axis unless given one (x.max(axis=..., keepdims=True, initial=-np.inf)); an empty "
         "sum is 0 and needs nothing. Raised: {raised}", raised=Msg(raised(p))),
     "numpy-crash": _numpy_crash,
+    "torch-spelling": _torch_spelling,
+    "missing-keyword": lambda p: t(
+        "{method} does not take the keyword argument {name}= that this case passes ({name}="
+        "{value!r}, as torch's {method} accepts it): add the parameter, with torch's default. "
+        "({error}: {message})", method=p["method"], name=p["name"], value=p["value"],
+        error=p["error"], message=p["message"]),
+    "constant-operand": _constant_operand,
+    "constant-got-grad": lambda p: t(
+        "Input {index} is a constant (requires_grad=False) but received a .grad: torch leaves a "
+        "constant without gradient. The engine must skip a parent that does not require grad "
+        "(the backward engine row checks it too).", index=p["index"]),
     # the engine checks' own diagnoses complete their fact's text
+    "engine-seed-ignored": lambda p: _(
+        " This is exactly the gradient for an upstream of ones: backward(grad) ignored the grad "
+        "it was given. The output's .grad starts as that grad (ones only when grad is None, for "
+        "a one-element output)."),
     "engine-stale": lambda p: _(
         " Twice the right value after the second pass: the second backward() added onto the "
         "first pass's gradients of the INTERMEDIATE nodes. Reset every non-leaf node's .grad at "
@@ -393,6 +475,8 @@ def diagnosis_text(d: Diagnosis, full: bool = True) -> str:
         hint = t(MISTAKES[d.id].hint, **words)
         if d.kind == "factor" and "ratio" in p:
             text = _factor_head(p) + ((". " if hint[:1].isupper() else ": ") + hint)
+        elif d.kind == "unstable-forward" and p.get("forward"):
+            text = _unstable_head(p) + ". " + hint
         else:
             text = hint
         if "shapes" in p:
@@ -494,6 +578,9 @@ FACTS: dict[str, Callable[[dict], str]] = {
         element=fmt(p["element"]), got=p["got"], want=p["want"], diff=p["diff"],
         atol=p["atol"], rtol=p["rtol"]),
     "grad-none": lambda p: t("{where}: .grad is None.", where=_where(p)),
+    "grad-for-constant": lambda p: t(
+        "{where}: the input is a constant (requires_grad=False), but its .grad is not None.",
+        where=_where(p)),
     "grad-shape-mismatch": lambda p: t(
         "{where}: gradient shape {got}, expected {want}.", where=_where(p), got=fmt(p["got"]),
         want=fmt(p["want"])),

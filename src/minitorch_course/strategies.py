@@ -8,6 +8,7 @@ size-1 axes and 0-d tensors included.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from minitorch_course.catalog import Case, Op, Shape
+from minitorch_course.catalog import CROSS_ENTROPY_REDUCTIONS, Case, Op, Shape
 
 MAX_DIMS = 4
 MAX_SIDE = 3
@@ -124,7 +125,9 @@ def _softmax(draw) -> Case:
 def _cross_entropy(draw) -> Case:
     n, c = draw(st.integers(1, 6)), draw(st.integers(2, 5))
     targets = draw(st.lists(st.integers(0, c - 1), min_size=n, max_size=n))
-    return Case(((n, c),), {"targets": targets})
+    reduction = draw(st.sampled_from((None, *CROSS_ENTROPY_REDUCTIONS)))
+    return Case(((n, c),), {"targets": targets} if reduction is None
+                else {"targets": targets, "reduction": reduction})
 
 
 FAMILIES = {  # a family is named after the shapes it draws; several rows may share one
@@ -145,8 +148,13 @@ FAMILIES = {  # a family is named after the shapes it draws; several rows may sh
 
 @st.composite
 def cases_with_inputs(draw, op: Op) -> tuple[Case, list[np.ndarray]]:
-    """A random case for ``op`` and input arrays drawn from its domains."""
+    """A random case for ``op`` and input arrays drawn from its domains; now and then one of
+    its inputs is a constant (requires_grad=False)."""
     case = draw(FAMILIES[op.family]())
+    n = len(case.shapes)
+    constant = draw(st.sampled_from([(), (), ()] + [(i,) for i in range(n)])) if n else ()
+    if constant:
+        case = dataclasses.replace(case, constant=constant)
     arrays = []
     for i, shape in enumerate(case.shapes):
         domain = op.domain(i)

@@ -181,7 +181,8 @@ class Task:
         if self.gradcheck and self.gc_upstream is not None:
             spec = {"upstream": self.gc_upstream, "eps": GRADECHECK_EPS}
         return {"kind": "op", "id": self.id, "row": self.row, "kwargs": self.case.kwargs,
-                "inputs": self.arrays, "upstream": self.upstream, "gradcheck": spec}
+                "inputs": self.arrays, "upstream": self.upstream, "gradcheck": spec,
+                "constant": list(self.case.constant)}
 
 
 def _gradcheck_upstream(shape: tuple[int, ...], seed: int) -> np.ndarray:
@@ -270,7 +271,7 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
         op = BY_NAME[row]
         fixed = [s for s in ("forward", "backward", "gradcheck") if s in suites]
         if fixed:
-            for case in op.cases:
+            for case in op.all_cases:
                 arrays = op.inputs(case, seed)
                 task_gc = "gradcheck" in suites and case.gradcheck
                 out.add(row, "fixed", case, arrays, task_gc)
@@ -280,7 +281,7 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
         if "property" in suites:
             for case, arrays in property_examples(row, examples[row], seed):
                 out.add(row, "property", case, [np.asarray(a, dtype=np.float64)
-                                                for a in arrays], True)
+                                                for a in arrays], not case.constant)
     engine_rows = [r for r in wanted if r in ENGINE_BY_NAME]
     if engine_rows:
         reference, _ = runner.load("reference")

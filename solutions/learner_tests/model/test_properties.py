@@ -2,7 +2,7 @@
 
 Al menos una propiedad sobre formas aleatorias que se emiten por broadcasting, generadas con
 ``hypothesis.extra.numpy.mutually_broadcastable_shapes``: para add, sub, mul y div, tras
-``backward`` con un gradiente de subida aleatorio, cada gradiente tiene la forma de su entrada
+``backward`` con un gradiente de arriba aleatorio, cada gradiente tiene la forma de su entrada
 y el valor de torch. Fija las semillas: el test debe dar lo mismo cada vez.
 """
 

@@ -270,14 +270,17 @@ def run_op(task: dict, impl, catalog) -> dict:
     arrays = task["inputs"]
     result: dict = {"id": task["id"]}
 
+    constant = set(task.get("constant") or ())  # inputs given with requires_grad=False
+
     def call(upstream, grad=True):
-        leaves = [impl.Tensor(np.array(a, dtype=np.float64), requires_grad=grad)
-                  for a in arrays]
+        leaves = [impl.Tensor(np.array(a, dtype=np.float64), requires_grad=grad
+                              and i not in constant) for i, a in enumerate(arrays)]
         out = op.fn(impl, *leaves, **kwargs)
         data = _arrays(out.data)
         grads = None
         if upstream is not None:
-            out.backward(np.array(upstream, dtype=np.float64))
+            if len(constant) < len(arrays):  # every input a constant: no backward to run
+                out.backward(np.array(upstream, dtype=np.float64))
             grads = [_arrays(leaf.grad) for leaf in leaves]
         return data, grads
 
