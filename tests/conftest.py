@@ -20,6 +20,10 @@ os.environ.setdefault("PYTHONHASHSEED", "0")
 # learner) is tested by tests/test_i18n.py and by the notebooks, rendered and checked in Spanish
 # (course.reference_env).
 os.environ.setdefault("MINITORCH_LANG", "en")
+# The progress report keeps torch's answers on disk (minitorch_course.oracle_cache); the suites
+# ask torch every time, whatever a maintainer's ~/.cache holds (tests/test_oracle_cache.py
+# turns it on where it tests it).
+os.environ.setdefault("MINITORCH_CACHE", "off")
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 
