@@ -82,15 +82,23 @@ check: $(STAMP) $(COMPILED)  ## learner: your progress, every course check on YO
 	status=$$?; \
 	[ -z "$(STRICT)" ] || exit $$status
 
-test: $(STAMP) $(COMPILED)  ## maintainers: ruff, stub and notebook checks, every suite on the reference
+test: $(STAMP) $(COMPILED)  ## maintainers: ruff, stub and notebook checks, every suite on the reference (JOBS=0: one core)
 	@$(SRC) $(BIN)/python -m minitorch_authoring.selftest $(MAKE) --no-print-directory suites BIN=$(BIN)
 
-# What `make test` runs, here or (when the learner has work in this checkout) in an export of HEAD.
+quick: $(STAMP) $(COMPILED)  ## maintainers: the fast tier of make test: no notebooks, nbgrader, class runs, site, catalog sweeps
+	@$(SRC) $(BIN)/python -m minitorch_authoring.selftest $(MAKE) --no-print-directory suites BIN=$(BIN) QUICK=1
+
+# pytest on every core (pytest-xdist): tests/conftest.py keeps a module whose tests share a
+# module-scoped fixture on one worker and hands the slow modules out first. JOBS=0: one process.
+JOBS ?= auto
+# What `make test` runs, here or (when the learner has work in this checkout) in an export of HEAD;
+# QUICK=1 (`make quick`) leaves out the tests marked slow and the student notebooks' nbgrader check.
 suites:
 	$(BIN)/ruff check src solutions tests benchmarks site
 	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check
-	$(SRC) $(BIN)/python -m minitorch_grading.course generate --check
-	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider
+	$(if $(QUICK),,$(SRC) $(BIN)/python -m minitorch_grading.course generate --check)
+	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider \
+	    -n $(JOBS) --dist loadgroup $(if $(QUICK),-m "not slow")
 
 lint: $(STAMP)  ## maintainers: ruff over src/, solutions/, tests/, benchmarks/, site/
 	$(BIN)/ruff check src solutions tests benchmarks site
