@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT / "solutions" / "tensor.py"
-STUB = ROOT / "src" / "minitorch" / "tensor.py"
+from minitorch_authoring.repository import REFERENCE, ROOT, SOLUTION, STUB
+
 # Lines any engine of this shape has, whoever wrote it: they reveal nothing of the reference.
 GENERIC = {"raise BackwardError(", "for parent in node._prev:"}
 # The learner's reading: theory and notebooks are checked line by line by issue 28's rule (no
@@ -35,9 +33,9 @@ def fenced_lines() -> set[str]:
     stub = {_normal(line) for line in STUB.read_text(encoding="utf-8").splitlines()}
     found, inside = set(), False
     for line in REFERENCE.read_text(encoding="utf-8").splitlines():
-        if "### BEGIN SOLUTION" in line:
+        if SOLUTION[0] in line:
             inside = True
-        elif "### END SOLUTION" in line:
+        elif SOLUTION[1] in line:
             inside = False
         elif inside:
             text = _normal(line)

@@ -22,13 +22,14 @@ import sys
 import time
 from pathlib import Path
 
+from minitorch_authoring import repository
 from minitorch_course.i18n import t
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "solutions" / "tensor.py"
-TARGET = ROOT / "src" / "minitorch" / "tensor.py"
+ROOT = repository.ROOT
+REFERENCE = repository.REFERENCE
+TARGET = repository.STUB
 
-BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+BEGIN, END = repository.SOLUTION
 _LAB = re.compile(r"^\s*#\s*@lab\s+(\S+)")
 _DEF = re.compile(r"^\s*def\s+(\w+)\s*\(")
 _CLASS = re.compile(r"^class\s+(\w+)")
