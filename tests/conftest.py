@@ -95,3 +95,63 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike; a serial run keeps
         slow = {module(item) for item in items if item.get_closest_marker("slow")}
         items.sort(key=lambda item: module(item) not in slow)  # stable: modules stay whole
+
+
+# ---------------------------------------------------------------- a class handing in its work
+class Submissions:
+    """Hand in a class release as learners do, and read the gradebook (the nbgrader suites:
+    test_nbgrader_roundtrip, test_classrun, test_record)."""
+
+    @staticmethod
+    def answered(student_nb: Path, instructor_nb: Path) -> str:
+        """The student notebook with every exercise answered as in the instructor's version."""
+        import json
+
+        student = json.loads(student_nb.read_text(encoding="utf-8"))
+        answers = {c["metadata"]["nbgrader"]["grade_id"]: c["source"]
+                   for c in json.loads(instructor_nb.read_text(encoding="utf-8"))["cells"]
+                   if c["metadata"].get("nbgrader", {}).get("solution")}
+        for cell in student["cells"]:
+            meta = cell["metadata"].get("nbgrader", {})
+            if meta.get("solution"):
+                cell["source"] = answers[meta["grade_id"]]
+        return json.dumps(student, indent=1, ensure_ascii=False)
+
+    def submit(self, course_dir: Path, release: Path, student: str, tensor_source: str,
+               answered: bool, only: tuple[str, ...] = ()) -> None:
+        """Submit the release folder with this tensor.py (``only``: just these notebooks)."""
+        import shutil
+
+        from minitorch_grading import course
+
+        dest = course_dir / "submitted" / student / course.ASSIGNMENT
+        shutil.copytree(release, dest)
+        if only:
+            for nb in dest.glob("*.ipynb"):
+                if nb.stem not in only:
+                    nb.unlink()
+        (dest / "minitorch" / "tensor.py").write_text(tensor_source, encoding="utf-8")
+        if answered:
+            for nb in dest.glob("*.ipynb"):
+                nb.write_text(self.answered(nb, course.SOURCE_NOTEBOOKS / nb.name),
+                              encoding="utf-8")
+
+    @staticmethod
+    def grades(course_dir: Path, student: str) -> dict[tuple[str, str], tuple[float, float]]:
+        """{(notebook, grade_id): (score, max_score)} of the autograded cells, from the
+        gradebook."""
+        from nbgrader.api import Gradebook
+
+        from minitorch_grading import course
+
+        with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+            submission = gb.find_submission(course.ASSIGNMENT, student)
+            return {(nb.name, grade.name): (grade.score, grade.max_score)
+                    for nb in submission.notebooks for grade in nb.grades
+                    if grade.auto_score is not None or grade.max_score}
+
+
+@pytest.fixture(scope="session")
+def submissions() -> Submissions:
+    """Hand in and read back a class's work: ``submissions.submit(...)``, ``.grades(...)``."""
+    return Submissions()

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_nbgrader_roundtrip import REFERENCE, ROOT, _grades, _submit
 
 from minitorch_authoring import mutants
+from minitorch_authoring.repository import REFERENCE, ROOT
 from minitorch_course import runner
 from minitorch_course.catalog import BY_NAME
 from minitorch_grading import course, record
@@ -264,7 +264,7 @@ def _add_first_cell(folder: Path, source: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> dict:
+def graded(tmp_path_factory, submissions) -> dict:
     start = time.monotonic()
     course_dir = tmp_path_factory.mktemp("record") / "course"
     release = course.generate_assignment(course_dir)
@@ -292,7 +292,7 @@ def graded(tmp_path_factory) -> dict:
         "dies_in_mul": (_dies_in_mul_source(), True),
     }
     for name, (source, answered) in learners.items():
-        _submit(course_dir, release, name, source, answered=answered)
+        submissions.submit(course_dir, release, name, source, answered=answered)
     folder = course_dir / "submitted"
     _add_first_cell(folder / "env_cell" / ASSIGNMENT, ENV_CELL)
     _add_first_cell(folder / "patch_cell" / ASSIGNMENT, PATCH_CELL)
@@ -301,13 +301,14 @@ def graded(tmp_path_factory) -> dict:
     start = time.monotonic()
     seed, records, path = record.record_class(course_dir, seed=SEED)  # ONE call, every learner
     TIMES["record"] = time.monotonic() - start
-    return {"course": course_dir, "seed": seed, "records": {r.student: r for r in records},
+    return {"course": course_dir, "grades": submissions.grades, "seed": seed,
+            "records": {r.student: r for r in records},
             "report": path.read_text("utf-8"), "json": json.loads(
                 path.with_suffix(".json").read_text("utf-8")), "names": list(learners)}
 
 
 def _cells(graded, student) -> dict[tuple[str, str], tuple[float, float]]:
-    return _grades(graded["course"], student)
+    return graded["grades"](graded["course"], student)
 
 
 def _total(graded, student) -> tuple[float, float]:
