@@ -88,8 +88,8 @@ test: $(STAMP) $(COMPILED)  ## maintainers: ruff, stub and notebook checks, ever
 quick: $(STAMP) $(COMPILED)  ## maintainers: the fast tier of make test: no notebooks, nbgrader, class runs, site, catalog sweeps
 	@$(SRC) $(BIN)/python -m minitorch_authoring.selftest $(MAKE) --no-print-directory suites BIN=$(BIN) QUICK=1
 
-# pytest on every core (pytest-xdist): tests/conftest.py keeps a module whose tests share a
-# module-scoped fixture on one worker and hands the slow modules out first. JOBS=0: one process.
+# pytest on every core (pytest-xdist), a test module whole on one worker; tests/conftest.py hands
+# the modules with slow tests out first. JOBS=0: one process.
 JOBS ?= auto
 # What `make test` runs, here or (when the learner has work in this checkout) in an export of HEAD;
 # QUICK=1 (`make quick`) leaves out the tests marked slow and the student notebooks' nbgrader check.
@@ -98,7 +98,7 @@ suites:
 	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check
 	$(if $(QUICK),,$(SRC) $(BIN)/python -m minitorch_grading.course generate --check)
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider \
-	    -n $(JOBS) --dist loadgroup $(if $(QUICK),-m "not slow")
+	    -n $(JOBS) --dist loadfile $(if $(QUICK),-m "not slow")
 
 lint: $(STAMP)  ## maintainers: ruff over src/, solutions/, tests/, benchmarks/, site/
 	$(BIN)/ruff check src solutions tests benchmarks site

@@ -73,28 +73,15 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.loadscopereorder = False
 
 
-def _shares_a_fixture(item: pytest.Item) -> bool:
-    """The test uses a fixture built once per module (an nbgrader course, a site build)."""
-    info = getattr(item, "_fixtureinfo", None)
-    return bool(info) and any(d.scope in ("module", "class", "package")
-                              for defs in info.name2fixturedefs.values() for d in defs)
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``make test`` runs on every core (``-n auto --dist loadgroup``). A module whose tests
-    share a module-scoped fixture runs whole on one worker (built once, not once per worker),
-    and slow tests are handed out first, so that the fast ones even out the workers' ends."""
-    def module(item: pytest.Item) -> str:
-        return getattr(getattr(item, "module", None), "__name__", "")
-
-    shared = {module(item) for item in items if _shares_a_fixture(item)} - {""}
-    for item in items:
-        if module(item) in shared:
-            item.add_marker(pytest.mark.xdist_group(module(item)))
+    """``make test`` runs on every core, a test module whole on one worker (``-n auto --dist
+    loadfile``: a module's fixtures are built once, and the modules that keep results at module
+    level, the fuzzer's coverage or the mutants' verdicts, are not recomputed on a second
+    worker). The modules with slow tests are handed out first, so that the fast ones even out
+    the workers' ends."""
     if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike; a serial run keeps
-        slow = {module(item) for item in items if item.get_closest_marker("slow")}
-        items.sort(key=lambda item: module(item) not in slow)  # stable: modules stay whole
+        slow = {item.path for item in items if item.get_closest_marker("slow")}
+        items.sort(key=lambda item: item.path not in slow)  # stable: modules stay whole
 
 
 # ---------------------------------------------------------------- a class handing in its work
