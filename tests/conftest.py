@@ -20,6 +20,10 @@ os.environ.setdefault("PYTHONHASHSEED", "0")
 # learner) is tested by tests/test_i18n.py and by the notebooks, rendered and checked in Spanish
 # (course.reference_env).
 os.environ.setdefault("MINITORCH_LANG", "en")
+# The progress report keeps torch's answers on disk (minitorch_course.oracle_cache); the suites
+# ask torch every time, whatever a maintainer's ~/.cache holds (tests/test_oracle_cache.py
+# turns it on where it tests it).
+os.environ.setdefault("MINITORCH_CACHE", "off")
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 
@@ -61,3 +65,98 @@ def run_report(*args: str, mutant: str | None = None) -> tuple[int, str]:
 def report():
     """The progress report, in process: ``report("--op", "add", mutant=NAME) -> (code, text)``."""
     return run_report
+
+
+# ---------------------------------------------------------------- both cores (pytest-xdist)
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):  # the order below, not by number of tests
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``make test`` runs on every core, a test module whole on one worker (``-n auto --dist
+    loadfile``: a module's fixtures are built once, and the modules that keep results at module
+    level, the fuzzer's coverage or the mutants' verdicts, are not recomputed on a second
+    worker). The modules with slow tests are handed out first, so that the fast ones even out
+    the workers' ends."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike; a serial run keeps
+        slow = {item.path for item in items if item.get_closest_marker("slow")}
+        items.sort(key=lambda item: item.path not in slow)  # stable: modules stay whole
+
+
+# ---------------------------------------------------------------- a class handing in its work
+class Submissions:
+    """Hand in a class release as learners do, and read the gradebook (the nbgrader suites:
+    test_nbgrader_roundtrip, test_classrun, test_record)."""
+
+    @staticmethod
+    def answered(student_nb: Path, instructor_nb: Path) -> str:
+        """The student notebook with every exercise answered as in the instructor's version."""
+        import json
+
+        student = json.loads(student_nb.read_text(encoding="utf-8"))
+        answers = {c["metadata"]["nbgrader"]["grade_id"]: c["source"]
+                   for c in json.loads(instructor_nb.read_text(encoding="utf-8"))["cells"]
+                   if c["metadata"].get("nbgrader", {}).get("solution")}
+        for cell in student["cells"]:
+            meta = cell["metadata"].get("nbgrader", {})
+            if meta.get("solution"):
+                cell["source"] = answers[meta["grade_id"]]
+        return json.dumps(student, indent=1, ensure_ascii=False)
+
+    def submit(self, course_dir: Path, release: Path, student: str, tensor_source: str,
+               answered: bool, only: tuple[str, ...] = ()) -> None:
+        """Submit the release folder with this tensor.py (``only``: just these notebooks)."""
+        import shutil
+
+        from minitorch_authoring.repository import MLP_REFERENCE, REFERENCE
+        from minitorch_grading import course
+
+        dest = course_dir / "submitted" / student / course.ASSIGNMENT
+        shutil.copytree(release, dest)
+        if only:
+            for nb in dest.glob("*.ipynb"):
+                if nb.stem not in only:
+                    nb.unlink()
+        (dest / "minitorch" / "tensor.py").write_text(tensor_source, encoding="utf-8")
+        if tensor_source == REFERENCE.read_text(encoding="utf-8"):  # the whole answer: mlp.py too
+            shutil.copy(MLP_REFERENCE, dest / "minitorch" / "mlp.py")
+        if answered:
+            for nb in dest.glob("*.ipynb"):
+                nb.write_text(self.answered(nb, course.SOURCE_NOTEBOOKS / nb.name),
+                              encoding="utf-8")
+
+    @staticmethod
+    def manual_cells() -> dict[tuple[str, str], float]:
+        """{(notebook, grade_id): points} of the cells a human grades (Markdown answer cells)."""
+        import json
+
+        from minitorch_grading import course
+
+        found = {}
+        for path in sorted(course.SOURCE_NOTEBOOKS.glob("*.ipynb")):
+            for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+                meta = cell["metadata"].get("nbgrader", {})
+                if meta.get("grade") and meta.get("solution") and cell["cell_type"] == "markdown":
+                    found[(path.stem, meta["grade_id"])] = float(meta["points"])
+        return found
+
+    @staticmethod
+    def grades(course_dir: Path, student: str) -> dict[tuple[str, str], tuple[float, float]]:
+        """{(notebook, grade_id): (score, max_score)} of the autograded cells, from the
+        gradebook."""
+        from nbgrader.api import Gradebook
+
+        from minitorch_grading import course
+
+        with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+            submission = gb.find_submission(course.ASSIGNMENT, student)
+            return {(nb.name, grade.name): (grade.score, grade.max_score)
+                    for nb in submission.notebooks for grade in nb.grades
+                    if grade.auto_score is not None or grade.max_score}
+
+
+@pytest.fixture(scope="session")
+def submissions() -> Submissions:
+    """Hand in and read back a class's work: ``submissions.submit(...)``, ``.grades(...)``."""
+    return Submissions()

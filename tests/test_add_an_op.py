@@ -13,7 +13,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from minitorch_authoring import stubgen
+
+pytestmark = pytest.mark.slow  # copies the repository and runs pytest in a subprocess
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "06-extension-silu"

@@ -106,6 +106,7 @@ def test_broadcasting_backward(op, case):
     _assert(outcome)
 
 
+@pytest.mark.slow  # a catalog-wide sweep: 100 Hypothesis examples per op
 @pytest.mark.parametrize("op", OPS, ids=[op.name for op in OPS])
 def test_property(op):
     _assert(op_checks.check_property(op, max_examples=100))

@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_nbgrader_roundtrip import REFERENCE, _answered, _submit
 
+from minitorch_authoring.repository import REFERENCE
 from minitorch_grading import classrun, course
 
 pytestmark = pytest.mark.slow
@@ -62,7 +62,7 @@ def _learner(tmp: Path, name: str, exchange: Path) -> tuple[Path, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def exchange(tmp_path_factory) -> dict:
+def exchange(tmp_path_factory, submissions) -> dict:
     start, load = time.monotonic(), os.getloadavg()[0]
     tmp = tmp_path_factory.mktemp("exchange")
     course_dir = tmp / "course"
@@ -83,7 +83,8 @@ def exchange(tmp_path_factory) -> dict:
             if nb.stem not in (ENGINE_LAB, QUIZ):
                 nb.unlink()
             elif name == "ana":
-                nb.write_text(_answered(nb, course.SOURCE_NOTEBOOKS / nb.name), encoding="utf-8")
+                nb.write_text(submissions.answered(nb, course.SOURCE_NOTEBOOKS / nb.name),
+                              encoding="utf-8")
         _nbgrader(["submit", ASSIGNMENT, *opts], home)
     logs["collect"] = _nbgrader(["collect", ASSIGNMENT], course_dir)
     outcomes = classrun.class_run(course_dir, budget=classrun.BUDGET)
@@ -150,22 +151,22 @@ def _to_markdown(cell: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def bad_class(tmp_path_factory) -> dict:
+def bad_class(tmp_path_factory, submissions) -> dict:
     course_dir = tmp_path_factory.mktemp("badclass") / "course"
     release = course.generate_assignment(course_dir)
     reference = REFERENCE.read_text("utf-8")
     assert reference.count(LOOP_AT) == 1, "the looping op no longer applies: update LOOP_AT"
     labs = (ENGINE_LAB, LAB)
-    _submit(course_dir, release, "honest", reference, answered=True, only=labs)
+    submissions.submit(course_dir, release, "honest", reference, answered=True, only=labs)
     looping = reference.replace(LOOP_AT, LOOPING).replace("import math\n",
                                                           "import math\nimport time\n", 1)
-    _submit(course_dir, release, "looping", looping, answered=True, only=labs)
-    _submit(course_dir, release, "renamed", reference, answered=True, only=labs)
+    submissions.submit(course_dir, release, "looping", looping, answered=True, only=labs)
+    submissions.submit(course_dir, release, "renamed", reference, answered=True, only=labs)
     assert reference.count(MUL_AT) == 1, "the crashing op no longer applies: update MUL_AT"
-    _submit(course_dir, release, "crashing", reference.replace(MUL_AT, CRASHING), answered=True,
-            only=labs)
-    _submit(course_dir, release, "markdown", reference, answered=True, only=(LAB,))
-    _submit(course_dir, release, "flipped", reference, answered=True, only=(QUIZ,))
+    submissions.submit(course_dir, release, "crashing", reference.replace(MUL_AT, CRASHING),
+                       answered=True, only=labs)
+    submissions.submit(course_dir, release, "markdown", reference, answered=True, only=(LAB,))
+    submissions.submit(course_dir, release, "flipped", reference, answered=True, only=(QUIZ,))
     folder = course_dir / "submitted"
     _edit_cell(folder / "renamed" / ASSIGNMENT / f"{LAB}.ipynb", "check_add",
                lambda c: c["metadata"]["nbgrader"].update(grade_id="check_add_mine"))

@@ -18,6 +18,8 @@ from minitorch_course import runner
 from minitorch_course.catalog import BY_NAME, OPS
 from minitorch_course.strategies import FORMS
 
+pytestmark = pytest.mark.slow  # a catalog-wide sweep: random programs of every op vs torch
+
 PROGRAMS = int(os.environ.get("FUZZ_PROGRAMS", fuzz.PROGRAMS))
 MIN_PER_OP, MIN_PER_FORM, MIN_REUSE = 50, 20, 0.20
 REFERENCE = runner.load("reference")[0]

@@ -19,6 +19,8 @@ from heldout import apply, score
 from minitorch_course import op_checks, runner
 from minitorch_course.catalog import BY_NAME
 
+pytestmark = pytest.mark.slow  # a sweep: the diagnosis of every held-out mistake
+
 MISTAKES = apply.all_mistakes()
 IDS = [score.mistake_name(m) for m in MISTAKES]
 # Caught only by the fixed cases and engine check that issue 14 adds (relu at exactly 0,

@@ -16,11 +16,8 @@ import re
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT / "solutions" / "tensor.py"
-STUB = ROOT / "src" / "minitorch" / "tensor.py"
-MLP_REFERENCE = ROOT / "solutions" / "mlp.py"
-MLP_STUB = ROOT / "src" / "minitorch" / "mlp.py"
+from minitorch_authoring.repository import MLP_REFERENCE, MLP_STUB, REFERENCE, ROOT, SOLUTION, STUB
+
 # Lines any engine of this shape has, whoever wrote it: they reveal nothing of the reference.
 GENERIC = {"raise BackwardError(", "for parent in node._prev:"}
 # ...and lines any training loop has, or that the MLP file's own docstrings state as its
@@ -46,9 +43,9 @@ def fenced_lines(reference: Path | None = None, stub_file: Path | None = None) -
     stub = {_normal(line) for line in stub_file.read_text(encoding="utf-8").splitlines()}
     found, inside = set(), False
     for line in reference.read_text(encoding="utf-8").splitlines():
-        if "### BEGIN SOLUTION" in line:
+        if SOLUTION[0] in line:
             inside = True
-        elif "### END SOLUTION" in line:
+        elif SOLUTION[1] in line:
             inside = False
         elif inside:
             text = _normal(line)

@@ -71,6 +71,7 @@ def test_an_edit_is_located_by_function_not_by_text():
         assert mutant.apply(reworded) != reworded
 
 
+@pytest.mark.slow  # a catalog-wide sweep: every planted mistake vs every row
 @pytest.mark.parametrize("mutant", MUTANTS, ids=IDS)
 def test_mutant_is_caught_by_exactly_its_rows_with_the_right_diagnosis(mutant):
     v = verdict(mutant.name)
@@ -81,6 +82,7 @@ def test_mutant_is_caught_by_exactly_its_rows_with_the_right_diagnosis(mutant):
     assert not wrong, f"{mutant.name}: expected diagnosis {mutant.diagnosis}, got {wrong}"
 
 
+@pytest.mark.slow  # a catalog-wide sweep: every planted mistake vs every row
 def test_closing_note_caught_and_diagnosed(capsys):
     verdicts = [verdict(m.name) for m in MUTANTS]
     total = len(verdicts)

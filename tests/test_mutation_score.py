@@ -13,6 +13,8 @@ import pytest
 from minitorch_authoring import mutation_score
 from minitorch_course import runner
 
+pytestmark = pytest.mark.slow  # a sweep: the judge on each mutant, fuzzing survivors
+
 REFERENCE = runner.REFERENCE_FILE.read_text(encoding="utf-8")
 
 

@@ -20,7 +20,6 @@ import hashlib
 import html
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,6 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "solutions" / "tensor.py"
-REFERENCE_MLP = ROOT / "solutions" / "mlp.py"  # lab 05's answer: the reference submits it too
 ASSIGNMENT = course.ASSIGNMENT
 MUTANT_OP = "tanh"
 LAB = "01-elementwise-ops"
@@ -43,19 +41,6 @@ QUIZ = "07-quiz"
 TAMPERED = "test_01"  # the locked quiz cell the "wrong" learner edits
 HONEST = ("ref", "stub", "mutant", "hostile")
 LOGS: dict[str, str] = {}  # autograde's log of each run, filled by the fixture
-
-
-def _answered(student_nb: Path, instructor_nb: Path) -> str:
-    """The student notebook with every exercise answered as in the instructor's version."""
-    student = json.loads(student_nb.read_text(encoding="utf-8"))
-    answers = {c["metadata"]["nbgrader"]["grade_id"]: c["source"]
-               for c in json.loads(instructor_nb.read_text(encoding="utf-8"))["cells"]
-               if c["metadata"].get("nbgrader", {}).get("solution")}
-    for cell in student["cells"]:
-        meta = cell["metadata"].get("nbgrader", {})
-        if meta.get("solution"):
-            cell["source"] = answers[meta["grade_id"]]
-    return json.dumps(student, indent=1, ensure_ascii=False)
 
 
 def _wrong(value):
@@ -88,34 +73,6 @@ def _answered_wrong(student_nb: Path) -> str:
     return json.dumps(nb, indent=1, ensure_ascii=False)
 
 
-def _submit(course_dir: Path, release: Path, student: str, tensor_source: str,
-            answered: bool, only: tuple[str, ...] = ()) -> None:
-    """Submit the release folder with this tensor.py (``only``: just these notebooks)."""
-    dest = course_dir / "submitted" / student / ASSIGNMENT
-    shutil.copytree(release, dest)
-    if only:
-        for nb in dest.glob("*.ipynb"):
-            if nb.stem not in only:
-                nb.unlink()
-    (dest / "minitorch" / "tensor.py").write_text(tensor_source, encoding="utf-8")
-    if tensor_source == REFERENCE.read_text(encoding="utf-8"):  # the whole answer: mlp.py too
-        shutil.copy(REFERENCE_MLP, dest / "minitorch" / "mlp.py")
-    if answered:
-        for nb in dest.glob("*.ipynb"):
-            nb.write_text(_answered(nb, course.SOURCE_NOTEBOOKS / nb.name), encoding="utf-8")
-
-
-def _grades(course_dir: Path, student: str) -> dict[tuple[str, str], tuple[float, float]]:
-    """{(notebook, grade_id): (score, max_score)} of the autograded cells, from the gradebook."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
-        submission = gb.find_submission(ASSIGNMENT, student)
-        return {(nb.name, grade.name): (grade.score, grade.max_score)
-                for nb in submission.notebooks for grade in nb.grades
-                if grade.auto_score is not None or grade.max_score}
-
-
 def _total(course_dir: Path, student: str) -> tuple[float, float]:
     from nbgrader.api import Gradebook
 
@@ -135,23 +92,22 @@ def _cell_error(course_dir: Path, student: str, notebook: str, grade_id: str) ->
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> Path:
+def graded(tmp_path_factory, submissions) -> Path:
     course_dir = tmp_path_factory.mktemp("roundtrip") / "course"
     release = course.generate_assignment(course_dir)
     reference = REFERENCE.read_text(encoding="utf-8")
     assert reference.count(CORRECT) == 1, "the planted mistake no longer applies: update it"
-    _submit(course_dir, release, "ref", reference, answered=True)
-    _submit(course_dir, release, "stub", (release / course.GRADED_FILE).read_text("utf-8"),
-            answered=False)
+    stub = (release / course.GRADED_FILE).read_text("utf-8")
+    submit = submissions.submit
+    submit(course_dir, release, "ref", reference, answered=True)
+    submit(course_dir, release, "stub", stub, answered=False)
     # these two only need the lab the mistake and the guard show up in (keeps the suite fast)
-    _submit(course_dir, release, "mutant", reference.replace(CORRECT, PLANTED), answered=True,
-            only=(LAB,))
+    submit(course_dir, release, "mutant", reference.replace(CORRECT, PLANTED), answered=True,
+           only=(LAB,))
     # unanswered: its in-notebook exercises (no tensor.py involved) could only add honest points
-    _submit(course_dir, release, "hostile", (release / course.GRADED_FILE).read_text("utf-8"),
-            answered=False, only=(ENGINE_LAB, LAB))
+    submit(course_dir, release, "hostile", stub, answered=False, only=(ENGINE_LAB, LAB))
     # the quiz answered wrong (hidden tests run and fail), one locked test cell edited
-    _submit(course_dir, release, "wrong", (release / course.GRADED_FILE).read_text("utf-8"),
-            answered=False, only=(QUIZ,))
+    submit(course_dir, release, "wrong", stub, answered=False, only=(QUIZ,))
     quiz = course_dir / "submitted" / "wrong" / ASSIGNMENT / f"{QUIZ}.ipynb"
     quiz.write_text(_answered_wrong(quiz), encoding="utf-8")
     run = course.nbgrader(["autograde", ASSIGNMENT, "--student", "[rsmw]*"], course_dir)
@@ -174,27 +130,16 @@ def _graded_notebooks(course_dir: Path) -> set[str]:
     return names
 
 
-def test_every_graded_notebook_is_in_the_gradebook(graded):
-    notebooks = {nb for nb, _ in _grades(graded, "ref")}
+def test_every_graded_notebook_is_in_the_gradebook(graded, submissions):
+    notebooks = {nb for nb, _ in submissions.grades(graded, "ref")}
     assert notebooks == _graded_notebooks(graded)
     assert {"00-tensor-skeleton", LAB} <= notebooks
 
 
-def _manual_cells() -> dict[tuple[str, str], float]:
-    """{(notebook, grade_id): points} of the cells a human grades (Markdown answer cells)."""
-    found = {}
-    for path in sorted(course.SOURCE_NOTEBOOKS.glob("*.ipynb")):
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            meta = cell["metadata"].get("nbgrader", {})
-            if meta.get("grade") and meta.get("solution") and cell["cell_type"] == "markdown":
-                found[(path.stem, meta["grade_id"])] = float(meta["points"])
-    return found
-
-
-def test_reference_gets_full_marks_on_every_cell(graded):
+def test_reference_gets_full_marks_on_every_cell(graded, submissions):
     """Every autograded cell; the cells a human grades (lab 06's note) wait at 0."""
-    grades = _grades(graded, "ref")
-    manual = _manual_cells()
+    grades = submissions.grades(graded, "ref")
+    manual = submissions.manual_cells()
     assert manual and set(manual) <= set(grades)
     short = {k: v for k, v in grades.items() if v[0] != v[1] and k not in manual}
     assert not short, f"the reference lost marks: {short}"
@@ -202,15 +147,15 @@ def test_reference_gets_full_marks_on_every_cell(graded):
     assert score == max_score - sum(manual.values()) > 0
 
 
-def test_stub_gets_zero(graded):
-    grades = _grades(graded, "stub")
+def test_stub_gets_zero(graded, submissions):
+    grades = submissions.grades(graded, "stub")
     scored = {k: v for k, v in grades.items() if v[0]}
     assert not scored, f"the stub scored: {scored}"
     assert _total(graded, "stub")[0] == 0
 
 
-def test_planted_mistake_gets_partial_marks_and_names_the_op(graded):
-    grades = {k: v for k, v in _grades(graded, "mutant").items() if k[0] == LAB}
+def test_planted_mistake_gets_partial_marks_and_names_the_op(graded, submissions):
+    grades = {k: v for k, v in submissions.grades(graded, "mutant").items() if k[0] == LAB}
     score = sum(s for s, _ in grades.values())
     max_score = sum(m for _, m in grades.values())
     assert 0 < score < max_score, (score, max_score)
@@ -222,9 +167,9 @@ def test_planted_mistake_gets_partial_marks_and_names_the_op(graded):
     assert 0 < _total(graded, "mutant")[0] < _total(graded, "mutant")[1]
 
 
-def test_hostile_environment_cannot_grade_the_engine_checks(graded):
+def test_hostile_environment_cannot_grade_the_engine_checks(graded, submissions):
     """The engine checks re-check the origin of minitorch.tensor at every graded call."""
-    grades = _grades(graded, "hostile")
+    grades = submissions.grades(graded, "hostile")
     engine = {k: v for k, v in grades.items()
               if k[0] == ENGINE_LAB and k[1] != "check_exercise_shapes"}
     assert engine and not any(s for s, _ in engine.values()), engine
@@ -442,11 +387,11 @@ def test_feedback_shows_no_answer_the_learner_did_not_give(graded):
             assert not shown, f"feedback/{student}/{page.name} shows: {shown}"
 
 
-def test_feedback_of_a_wrong_answer_says_a_hidden_test_failed(graded):
+def test_feedback_of_a_wrong_answer_says_a_hidden_test_failed(graded, submissions):
     text = _page_text(graded / "feedback" / "wrong" / ASSIGNMENT / f"{QUIZ}.html")
     # the quiz's hidden tests say which section to re-read, never the answer
     assert "AssertionError" in text and ("re-read theory" in text or "relee theory" in text)
-    grades = _grades(graded, "wrong")
+    grades = submissions.grades(graded, "wrong")
     assert grades and not any(s for s, _ in grades.values()), grades
 
 
@@ -467,13 +412,13 @@ def test_honest_submissions_log_no_checksum_warning(graded):
     assert not {s: w for s, w in warnings.items() if s in HONEST}, warnings
 
 
-def test_an_edited_locked_cell_is_still_reported_and_restored(graded):
+def test_an_edited_locked_cell_is_still_reported_and_restored(graded, submissions):
     assert _checksum_warnings(LOGS["autograde"]).get("wrong") == [TAMPERED]
     path = graded / "autograded" / "wrong" / ASSIGNMENT / f"{QUIZ}.ipynb"
     cells = json.loads(path.read_text("utf-8"))["cells"]
     cell = next(c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == TAMPERED)
     assert "tampered" not in "".join(cell["source"])
-    assert _grades(graded, "wrong")[(QUIZ, TAMPERED)][0] == 0
+    assert submissions.grades(graded, "wrong")[(QUIZ, TAMPERED)][0] == 0
 
 
 # ---------------------------------------------------------------- nothing is lost
@@ -484,10 +429,10 @@ def _snapshot(course_dir: Path) -> dict[str, str]:
             for p in sorted((course_dir / name).rglob("*")) if p.is_file()}
 
 
-def test_rebuilding_keeps_the_gradebook_and_submissions(graded, monkeypatch, capsys):
+def test_rebuilding_keeps_the_gradebook_and_submissions(graded, monkeypatch, capsys, submissions):
     """Last: `course build`, nbgrader's regeneration and `course generate` lose no grade."""
     students = (*HONEST, "wrong")
-    before = _snapshot(graded), {s: _grades(graded, s) for s in students}
+    before = _snapshot(graded), {s: submissions.grades(graded, s) for s in students}
     assert len(before[0]) > 20 and (graded / "gradebook.db").is_file()
     assert course.build_command(graded) == 0
     assert "kept as they were: gradebook.db, submitted, autograded, feedback" in (
@@ -497,5 +442,5 @@ def test_rebuilding_keeps_the_gradebook_and_submissions(graded, monkeypatch, cap
     monkeypatch.setattr(course, "COURSE_DIR", graded)
     monkeypatch.setattr(course, "write_students", lambda generated, force=False: 0)
     assert course.generate() == 0
-    after = _snapshot(graded), {s: _grades(graded, s) for s in students}
+    after = _snapshot(graded), {s: submissions.grades(graded, s) for s in students}
     assert after == before

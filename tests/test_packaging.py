@@ -39,6 +39,58 @@ def test_ci_runs_make_test():
     assert "make test" in (ROOT / ".ci" / "run").read_text()
 
 
+def _system_deps() -> dict[str, str]:
+    """The Makefile's SYSTEM_DEPS: command -> Debian package."""
+    line = re.search(r"^SYSTEM_DEPS := (.*)$", (ROOT / "Makefile").read_text(), re.M)
+    assert line, "the Makefile has no SYSTEM_DEPS list"
+    return dict(pair.split(":") for pair in line.group(1).split())
+
+
+def test_ci_installs_the_system_packages_before_make_test():
+    commands = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+                if line.strip().startswith("make ")]
+    assert commands == ["make system-deps", "make test"], commands
+
+
+def test_the_readme_lists_every_system_package_and_who_needs_it():
+    """One list of what the system needs: each Debian package `make system-deps` installs is a
+    row of the README's table, and the suites' browser and sandbox are among them."""
+    deps = _system_deps()
+    assert {"chromium", "npm", "bubblewrap"} <= set(deps.values()), deps
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("### Qué necesita el sistema"):]
+    table = table[:table.index("\n\n", table.index("|"))]
+    rows = [line for line in table.splitlines() if line.startswith("| ")]
+    for package in deps.values():
+        assert any(f"`{package}`" in row.split("|")[1] for row in rows), (package, rows)
+
+
+def _make_system_deps(tmp_path, deps: str, path: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    env["PATH"] = path
+    make = subprocess.run(["which", "make"], capture_output=True, text=True).stdout.strip()
+    return subprocess.run([make, "--no-print-directory", "system-deps", f"SYSTEM_DEPS={deps}"],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+def test_system_deps_installs_nothing_when_everything_is_there(tmp_path):
+    done = _make_system_deps(tmp_path, "sh:dash", os.environ["PATH"])
+    assert done.returncode == 0 and "all present (dash)" in done.stdout, done
+    assert "apt-get" not in done.stdout + done.stderr
+
+
+def test_system_deps_names_what_is_missing_without_apt_get(tmp_path):
+    """Without Debian's apt-get, a missing package is named, not guessed at."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("sh", "bash", "id"):  # what the recipe itself runs
+        found = subprocess.run(["which", tool], capture_output=True, text=True).stdout.strip()
+        (bin_dir / tool).symlink_to(found)
+    done = _make_system_deps(tmp_path, "sh:dash fase08-no-such-tool:fase08-pkg", str(bin_dir))
+    assert done.returncode != 0, done
+    assert "missing: fase08-pkg" in done.stderr and "dash" not in done.stderr, done.stderr
+
+
 def test_makefile_has_the_two_setup_commands_and_each_installs():
     text = (ROOT / "Makefile").read_text()
     assert re.search(r"^lab: \$\(STAMP\)", text, re.M)

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_nbgrader_roundtrip import REFERENCE, ROOT, _grades, _manual_cells, _submit
 
 from minitorch_authoring import mutants
+from minitorch_authoring.repository import REFERENCE, ROOT
 from minitorch_course import runner
 from minitorch_course.catalog import BY_NAME
 from minitorch_course.catalog import MLP_CELLS as MLP_CELL_BY_CHECK
@@ -368,7 +368,7 @@ def _add_first_cell(folder: Path, source: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> dict:
+def graded(tmp_path_factory, submissions) -> dict:
     start = time.monotonic()
     course_dir = tmp_path_factory.mktemp("record") / "course"
     release = course.generate_assignment(course_dir)
@@ -404,7 +404,7 @@ def graded(tmp_path_factory) -> dict:
         "no_derivative": (_derivatives(NO_DERIVATIVE), False),
     }
     for name, (source, answered) in learners.items():
-        _submit(course_dir, release, name, source, answered=answered)
+        submissions.submit(course_dir, release, name, source, answered=answered)
     folder = course_dir / "submitted"
     _add_first_cell(folder / "env_cell" / ASSIGNMENT, ENV_CELL)
     _add_first_cell(folder / "patch_cell" / ASSIGNMENT, PATCH_CELL)
@@ -417,19 +417,20 @@ def graded(tmp_path_factory) -> dict:
     seed, records, path = record.record_class(course_dir, seed=SEED)  # ONE call, every learner
     # a figure for the reader of -s output, not a test: timings live in benchmarks/ (class-bench)
     print(f"record: setup {setup:.0f} s, {time.monotonic() - start:.0f} s for every submission")
-    return {"course": course_dir, "seed": seed, "records": {r.student: r for r in records},
+    return {"course": course_dir, "grades": submissions.grades,
+            "manual": submissions.manual_cells(), "seed": seed,
+            "records": {r.student: r for r in records},
             "report": path.read_text("utf-8"), "json": json.loads(
                 path.with_suffix(".json").read_text("utf-8")), "names": list(learners)}
 
 
 def _cells(graded, student) -> dict[tuple[str, str], tuple[float, float]]:
-    return _grades(graded["course"], student)
+    return graded["grades"](graded["course"], student)
 
 
 def _total(graded, student) -> tuple[float, float]:
     """Score and maximum of the cells the record grades (a human grades lab 06's note)."""
-    manual = _manual_cells()
-    grades = {k: v for k, v in _cells(graded, student).items() if k not in manual}
+    grades = {k: v for k, v in _cells(graded, student).items() if k not in graded["manual"]}
     return sum(s for s, _ in grades.values()), sum(m for _, m in grades.values())
 
 
@@ -445,7 +446,7 @@ MLP_CELLS = {("05-mlp-grammar", c.grade_id) for c in MLP_CELL_BY_CHECK.values()}
 def test_honest_submissions_score_as_before(graded):
     cells = {k: v for k, v in _cells(graded, "honest").items() if k not in MLP_CELLS}
     got, most = sum(s for s, _ in cells.values()), sum(m for _, m in cells.values())
-    assert got == most > 0
+    assert got == most > 0, {k: v for k, v in cells.items() if v[0] != v[1]}
     assert _total(graded, "stub")[0] == 0
     partial, most = _total(graded, "broadcast")
     assert 0 < partial < most

@@ -24,10 +24,11 @@ import socket
 import sys
 from pathlib import Path
 
+from minitorch_authoring import repository
 from minitorch_course.i18n import _, t
 from minitorch_grading import course
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = repository.ROOT
 NOTEBOOKS = "notebooks"
 LEARNER_SETTINGS = ROOT / "jupyter" / "learner"  # overrides.json, page_config.json
 INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",

@@ -34,6 +34,7 @@ import sys
 import time
 from pathlib import Path
 
+from minitorch_authoring import repository
 from minitorch_course import runner
 from minitorch_course.catalog import BY_NAME, ENGINE_ROWS, OPS
 
@@ -44,7 +45,7 @@ MUTANT_FILE = "tensor.py"
 TIMEOUT = 120.0  # seconds per mutant (a judge takes 1-5 s); one that hangs counts as killed
 EQUIVALENCE_PROGRAMS = 10_000
 EQUIVALENCE_CACHE = "equivalence.json"  # survivor job id -> fuzzed programs, differences
-BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+BEGIN, END = repository.SOLUTION
 
 
 # ---------------------------------------------------------------- where a mutation sits

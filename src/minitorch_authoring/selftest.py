@@ -27,7 +27,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from minitorch_authoring import repository
+
+ROOT = repository.ROOT
 TENSOR = "src/minitorch/tensor.py"
 STUB_MARKER = "src/minitorch/.stub.sha256"
 NOTEBOOKS = "notebooks"

@@ -45,7 +45,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from minitorch_authoring import repository
+
+ROOT = repository.ROOT
 CONF_DIR = ROOT / "site"  # conf.py, templates, CSS, package.json and its lock
 DEFAULT_OUT = ROOT / "build" / "site"
 CACHE = ROOT / "build" / "cache" / "site"  # staged sources, doctrees, npm packages
@@ -70,9 +72,9 @@ class Language:
 # Phase 2 (issue 24) points the English site at the English labs: only these paths change.
 LANGUAGES = {
     "es": Language("es", "Español", ROOT / "theory", "README.md", "GLOSARIO.md",
-                   ROOT / "solutions" / "notebooks", ROOT / "notebooks", "es"),
+                   repository.SOURCE_NOTEBOOKS, repository.STUDENT_NOTEBOOKS, "es"),
     "en": Language("en", "English", ROOT / "theory" / "en", "README.md", "GLOSSARY.md",
-                   ROOT / "solutions" / "notebooks", ROOT / "notebooks", "es"),
+                   repository.SOURCE_NOTEBOOKS, repository.STUDENT_NOTEBOOKS, "es"),
 }
 
 # The site's own words (everything else comes from the pages and the theme's catalogs).

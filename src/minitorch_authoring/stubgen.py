@@ -31,15 +31,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from minitorch_authoring import repository
 from minitorch_course.i18n import t
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "solutions" / "tensor.py"
-TARGET = ROOT / "src" / "minitorch" / "tensor.py"
-MLP_REFERENCE = ROOT / "solutions" / "mlp.py"
-MLP_TARGET = ROOT / "src" / "minitorch" / "mlp.py"
+ROOT = repository.ROOT
+REFERENCE = repository.REFERENCE
+TARGET = repository.STUB
+MLP_REFERENCE = repository.MLP_REFERENCE
+MLP_TARGET = repository.MLP_STUB
 
-BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+BEGIN, END = repository.SOLUTION
 _LAB = re.compile(r"^\s*#\s*@lab\s+(\S+)")
 _DEF = re.compile(r"^\s*def\s+(\w+)\s*\(")
 _CLASS = re.compile(r"^class\s+(\w+)")
@@ -151,8 +152,8 @@ def _sha(text: str) -> str:
 
 
 # ---------------------------------------------------------------- the learner's test skeletons
-SKELETON_SOURCE = ROOT / "solutions" / "learner_tests" / "model"  # the model set, fenced
-SKELETON_TARGET = ROOT / "my_tests"  # the learner's test folder (examplar.FOLDER)
+SKELETON_SOURCE = repository.MODEL_TESTS  # the model set, fenced
+SKELETON_TARGET = repository.LEARNER_TESTS  # the learner's test folder (examplar.FOLDER)
 SKELETON_MARKER = ".skeletons.sha256"  # "hash  name" per skeleton this tool wrote
 SKELETON_BODY = "# TU CÓDIGO AQUÍ: tus tests, lo que pide el docstring de arriba"
 SKELETON_HEADER = ("# Tus tests (generado por `make stubs` como esqueleto; desde ahora es tuyo).\n"

@@ -33,7 +33,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from minitorch_course import done, messages, quiz, runner, typecheck
+from minitorch_course import done, messages, oracle_cache, quiz, runner, typecheck
 from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, MLP_CELLS, lab_points
 from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport, telling
@@ -350,8 +350,9 @@ def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None
     if args.seed:
         say(t("seed {seed} (the values of the graded inputs; shapes and edge cases stay fixed)",
               seed=args.seed))
-    reports = runner.run(names, impl, COLUMNS, args.examples, seed=args.seed) if names != [] \
-        else []
+    with oracle_cache.remembered():  # torch's answers from earlier runs (never for a score)
+        reports = runner.run(names, impl, COLUMNS, args.examples, seed=args.seed) \
+            if names != [] else []
     mlp = None
     path = mlp_file(args.impl) if want_mlp and loaded is None else None
     if path is not None:

@@ -49,12 +49,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from minitorch_authoring import repository
 from minitorch_course import catalog, examplar, i18n
 from minitorch_course.i18n import t
 
-ROOT = Path(__file__).resolve().parents[2]
-SOURCE_NOTEBOOKS = ROOT / "solutions" / "notebooks"
-STUDENT_NOTEBOOKS = ROOT / "notebooks"
+ROOT = repository.ROOT
+SOURCE_NOTEBOOKS = repository.SOURCE_NOTEBOOKS
+STUDENT_NOTEBOOKS = repository.STUDENT_NOTEBOOKS
 MANIFEST = STUDENT_NOTEBOOKS / ".generated.json"
 COURSE_DIR = Path.home() / "minitorch-fase08-course"  # outside the repository (--course-dir)
 ASSIGNMENT = "fase08"
