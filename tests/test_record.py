@@ -454,11 +454,26 @@ def test_honest_submissions_score_as_before(graded):
     assert cells[("00-tensor-skeleton", "check_backward")][0] > 0
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27/26: the record does not run the learner's "
-                   "minitorch/mlp.py in the worker yet; lab 05's MLP cells score 0 in it")
 def test_the_record_grades_the_mlp_file(graded):
+    """Lab 05's cells: the submission's minitorch/mlp.py runs in the worker, the instructor
+    judges (the reference's MLP full, the stub's nothing, with the finding as the reason)."""
     cells = _cells(graded, "honest")
     assert all(cells[k][0] == cells[k][1] > 0 for k in MLP_CELLS)
+    stub = _cells(graded, "stub")
+    assert all(stub[k][0] == 0 for k in MLP_CELLS)
+    failures = graded["records"]["stub"].failures
+    assert all("NotImplementedError" in failures[f"{nb}/{cell}"] for nb, cell in MLP_CELLS)
+
+
+def test_the_worker_holds_no_mlp_curve(tmp_path):
+    """PyTorch's losses are expected values: the worker's folder has none, and the learner's
+    mlp.py is the submission's (or none at all)."""
+    (tmp_path / "w").mkdir()
+    folder = record.worker_folder(REFERENCE, tmp_path / "w")
+    assert not list(folder.rglob(record.mlp_checks.CURVE_PATH.name))
+    assert not (folder / "minitorch" / "mlp.py").exists()
+    task = record.mlp_task("loss_curve", SEED, record.mlp_checks.expected_curves())
+    assert set(task["setting"]) == {"seed", "lr"}
 
 
 def test_a_worker_that_dies_costs_only_the_row_it_died_in(graded):
