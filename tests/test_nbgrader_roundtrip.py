@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from minitorch_course.catalog import MY_TESTS_CELLS
 from minitorch_course.quiz import QUESTIONS
 from minitorch_grading import course
 
@@ -191,15 +192,25 @@ def _manual_cells() -> dict[tuple[str, str], float]:
     return found
 
 
+def _record_cells() -> dict[tuple[str, str], float]:
+    """{(notebook, grade_id): points} of the cells only the score of record grades: the
+    learner's tests (in the kernel, under autograde, check_my_tests is feedback and 0)."""
+    return {(c.lab, c.grade_id): float(c.points) for c in MY_TESTS_CELLS.values()}
+
+
 def test_reference_gets_full_marks_on_every_cell(graded):
-    """Every autograded cell; the cells a human grades (lab 06's note) wait at 0."""
+    """Every autograded cell; the cells a human grades (lab 06's note) wait at 0, and so do
+    the learner's tests in the kernel (the score of record grades them: tests/test_record.py)."""
     grades = _grades(graded, "ref")
-    manual = _manual_cells()
+    manual, record_only = _manual_cells(), _record_cells()
     assert manual and set(manual) <= set(grades)
-    short = {k: v for k, v in grades.items() if v[0] != v[1] and k not in manual}
+    assert record_only and set(record_only) <= set(grades)
+    assert all(grades[k][0] == 0 for k in record_only)
+    short = {k: v for k, v in grades.items()
+             if v[0] != v[1] and k not in manual and k not in record_only}
     assert not short, f"the reference lost marks: {short}"
     score, max_score = _total(graded, "ref")
-    assert score == max_score - sum(manual.values()) > 0
+    assert score == max_score - sum(manual.values()) - sum(record_only.values()) > 0
 
 
 def test_stub_gets_zero(graded):

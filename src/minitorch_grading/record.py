@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minitorch_course import diagnosis, i18n, mlp_checks, op_checks, runner
+from minitorch_course import diagnosis, examplar, i18n, mlp_checks, op_checks, runner
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, Case, resolve
 from minitorch_course.check import COMMAND as CHECK_COMMAND
 from minitorch_course.messages import N_
@@ -65,7 +65,7 @@ from minitorch_course.outcomes import (
     RowReport,
 )
 from minitorch_course.worker import main as worker
-from minitorch_grading import course, derivatives, sandbox
+from minitorch_grading import course, derivatives, learner_tests, sandbox
 from minitorch_grading.job import Job
 
 SRC = Path(__file__).resolve().parents[1]  # src/: the course-provided packages
@@ -122,6 +122,7 @@ class GradedCell:
     checks: list[Check] = field(default_factory=list)  # empty: an answer cell
     source: str = ""  # the instructor's test source (hidden tests included)
     mlp: tuple[str, ...] = ()  # lab 05: the ``check_mlp(...)`` checks of the learner's MLP
+    my_tests: tuple[str, ...] = ()  # labs 00-04: ``check_my_tests(lab)``, the learner's tests
 
 
 def _literal_args(call: ast.Call) -> tuple[list[str], dict]:
@@ -162,6 +163,14 @@ def graded_cells(source_dir: Path) -> dict[str, list[GradedCell]]:
                         raise ValueError(f"{path.name}/{graded.grade_id}: unknown MLP check "
                                          f"{args[0]!r}")
                     graded.mlp += (args[0],)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                        and node.func.id == "check_my_tests":
+                    args, _ = _literal_args(node)
+                    unknown = [lab for lab in args if lab not in examplar.LAB_FILES]
+                    if unknown or not args:
+                        raise ValueError(f"{path.name}/{graded.grade_id}: check_my_tests of "
+                                         f"unknown labs {unknown}")
+                    graded.my_tests += tuple(args)
             cells.append(graded)
         found[path.stem] = cells
     return found
@@ -253,6 +262,9 @@ class Plan:
     # lab 05: the worker's MLP tasks (check -> task) and the stored curves (never sent)
     mlp: dict[str, dict] = field(default_factory=dict)
     curves: dict = field(default_factory=dict)
+    # labs 00-04: the labs whose learner tests a cell grades, and the wheats and chaffs
+    test_labs: tuple[str, ...] = ()
+    impls: examplar.ImplSet | None = None
 
     def add(self, row: str, suite: str, case: Case, arrays, gradcheck: bool) -> None:
         task = Task(len(self.tasks), row, case, arrays, None, gradcheck)
@@ -294,6 +306,11 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
                 out.add(row, "property", case, [np.asarray(a, dtype=np.float64)
                                                 for a in arrays], not case.constant)
     checks_mlp = {c for nb_cells in cells.values() for cell in nb_cells for c in cell.mlp}
+    test_labs = [lab for nb_cells in cells.values() for cell in nb_cells
+                 for lab in cell.my_tests]
+    if test_labs:
+        out.test_labs = tuple(dict.fromkeys(test_labs))
+        out.impls = examplar.course_set()  # MINITORCH_CHAFFS, else solutions/examplar_set.py
     if checks_mlp:
         out.curves = mlp_checks.expected_curves()
         out.mlp = {check: mlp_task(check, seed, out.curves) for check in sorted(checks_mlp)}
@@ -1033,6 +1050,11 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
     answers = {a.get("id"): a for a in results.get("tasks") or [] if isinstance(a, dict)}
     engine = results.get("engine") if isinstance(results.get("engine"), dict) else {}
     mlp_answers = results.get("mlp") if isinstance(results.get("mlp"), dict) else {}
+    tests = learner_tests.TestsRecord()
+    if plan_.test_labs:  # the learner's tests: their own sandboxed job
+        tests = learner_tests.grade_tests(folder, plan_.impls, plan_.test_labs, unsafe)
+        rec.seconds = round(rec.seconds + tests.seconds, 1)
+        rec.flags += tests.flags + ([tests.problem] if tests.problem else [])
 
     reports: dict[str, RowReport] = {}
 
@@ -1094,6 +1116,11 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
             earned = 0.0
             if not present:
                 why = "notebook not handed in"
+            elif cell.my_tests:
+                fraction = 0.0 if tests.problem else tests.score(cell.my_tests)
+                earned = round(cell.points * fraction, 2)
+                why = tests.problem or ("" if earned == cell.points
+                                        else tests.feedback(cell.my_tests))
             elif cell.mlp:
                 findings = [judge_mlp(check, plan_, mlp_answers.get(check))
                             for check in cell.mlp]
