@@ -26,7 +26,7 @@ import uuid
 
 import psutil
 import pytest
-from test_nbgrader_roundtrip import REFERENCE, _grades, _submit
+from test_nbgrader_roundtrip import REFERENCE, _grades, _record_cells, _submit
 
 from minitorch_grading import classrun, course
 
@@ -133,7 +133,8 @@ def _fired(course_dir) -> dict:
 
 def test_the_honest_learner_gets_full_marks(hostile):
     grades = _grades(hostile["course"], "honest")
-    lab = [v for (nb, _), v in grades.items() if nb == LAB]
+    lab = [v for (nb, cell), v in grades.items()  # its tests are skeletons: 0 (the record's)
+           if nb == LAB and (nb, cell) not in _record_cells()]
     assert lab and all(score == points > 0 for score, points in lab), lab
 
 

@@ -198,6 +198,11 @@ def _record_cells() -> dict[tuple[str, str], float]:
     return {(c.lab, c.grade_id): float(c.points) for c in MY_TESTS_CELLS.values()}
 
 
+def _record_points(notebook: str) -> float:
+    """The points of a notebook's cells only the score of record grades."""
+    return sum(p for (nb, _), p in _record_cells().items() if nb == notebook)
+
+
 def test_reference_gets_full_marks_on_every_cell(graded):
     """Every autograded cell; the cells a human grades (lab 06's note) wait at 0, and so do
     the learner's tests in the kernel (the score of record grades them: tests/test_record.py)."""
