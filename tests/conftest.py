@@ -142,6 +142,19 @@ class Submissions:
         return found
 
     @staticmethod
+    def record_cells() -> dict[tuple[str, str], float]:
+        """{(notebook, grade_id): points} of the cells only the score of record grades: the
+        learner's tests (in the kernel, under autograde, check_my_tests is feedback and 0)."""
+        from minitorch_course.catalog import MY_TESTS_CELLS
+
+        return {(c.lab, c.grade_id): float(c.points) for c in MY_TESTS_CELLS.values()}
+
+    @classmethod
+    def record_points(cls, notebook: str) -> float:
+        """The points of ``notebook``'s record-only cells."""
+        return sum(p for (nb, _), p in cls.record_cells().items() if nb == notebook)
+
+    @staticmethod
     def grades(course_dir: Path, student: str) -> dict[tuple[str, str], tuple[float, float]]:
         """{(notebook, grade_id): (score, max_score)} of the autograded cells, from the
         gradebook."""

@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import Submissions
 
 from minitorch_course.quiz import QUESTIONS
 from minitorch_grading import course
@@ -137,14 +138,18 @@ def test_every_graded_notebook_is_in_the_gradebook(graded, submissions):
 
 
 def test_reference_gets_full_marks_on_every_cell(graded, submissions):
-    """Every autograded cell; the cells a human grades (lab 06's note) wait at 0."""
+    """Every autograded cell; the cells a human grades (lab 06's note) wait at 0, and so do
+    the learner's tests in the kernel (the score of record grades them: tests/test_record.py)."""
     grades = submissions.grades(graded, "ref")
-    manual = submissions.manual_cells()
+    manual, record_only = submissions.manual_cells(), submissions.record_cells()
     assert manual and set(manual) <= set(grades)
-    short = {k: v for k, v in grades.items() if v[0] != v[1] and k not in manual}
+    assert record_only and set(record_only) <= set(grades)
+    assert all(grades[k][0] == 0 for k in record_only)
+    short = {k: v for k, v in grades.items()
+             if v[0] != v[1] and k not in manual and k not in record_only}
     assert not short, f"the reference lost marks: {short}"
     score, max_score = _total(graded, "ref")
-    assert score == max_score - sum(manual.values()) > 0
+    assert score == max_score - sum(manual.values()) - sum(record_only.values()) > 0
 
 
 def test_stub_gets_zero(graded, submissions):
@@ -159,7 +164,7 @@ def test_planted_mistake_gets_partial_marks_and_names_the_op(graded, submissions
     score = sum(s for s, _ in grades.values())
     max_score = sum(m for _, m in grades.values())
     assert 0 < score < max_score, (score, max_score)
-    failing = {k for k, (s, m) in grades.items() if s != m}
+    failing = {k for k, (s, m) in grades.items() if s != m and k not in Submissions.record_cells()}
     cell = (LAB, f"check_{MUTANT_OP}")
     assert failing == {cell}, failing
     error = _cell_error(graded, "mutant", *cell)

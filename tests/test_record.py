@@ -37,11 +37,14 @@ from minitorch_authoring.repository import REFERENCE, ROOT
 from minitorch_course import runner
 from minitorch_course.catalog import BY_NAME
 from minitorch_course.catalog import MLP_CELLS as MLP_CELL_BY_CHECK
+from minitorch_course.catalog import MY_TESTS_CELLS as MY_TESTS_CELL_BY_LAB
 from minitorch_grading import course, record
 
 pytestmark = pytest.mark.slow
 
 ASSIGNMENT = course.ASSIGNMENT
+LEARNER_TESTS = ROOT / "solutions" / "learner_tests"  # issue 29's proof sets
+MY_TESTS_CELLS = {(c.lab, c.grade_id) for c in MY_TESTS_CELL_BY_LAB.values()}
 SEED = 20261201
 BROADCAST_MISTAKE = "unbroadcast_forgets_size1_axes"
 
@@ -402,10 +405,16 @@ def graded(tmp_path_factory, submissions) -> dict:
         "symlinked": (stub, False),
         "finite_diff": (_derivatives(FINITE_DIFFERENCES), False),
         "no_derivative": (_derivatives(NO_DERIVATIVE), False),
+        "fingerprint_tests": (stub, False),
     }
     for name, (source, answered) in learners.items():
         submissions.submit(course_dir, release, name, source, answered=answered)
     folder = course_dir / "submitted"
+    # the learner's tests (issue 29): the honest learner hands in the model set, one learner the
+    # set that fingerprints the implementation; everyone else the skeletons (no test yet)
+    for student, proof in (("honest", "model"), ("fingerprint_tests", "fingerprint")):
+        for path in (LEARNER_TESTS / proof).glob("test_*.py"):
+            shutil.copy(path, folder / student / ASSIGNMENT / "my_tests" / path.name)
     _add_first_cell(folder / "env_cell" / ASSIGNMENT, ENV_CELL)
     _add_first_cell(folder / "patch_cell" / ASSIGNMENT, PATCH_CELL)
     _quiz_shadow(folder / "quiz_shadow" / ASSIGNMENT / "07-quiz.ipynb")
@@ -444,7 +453,8 @@ MLP_CELLS = {("05-mlp-grammar", c.grade_id) for c in MLP_CELL_BY_CHECK.values()}
 
 
 def test_honest_submissions_score_as_before(graded):
-    cells = {k: v for k, v in _cells(graded, "honest").items() if k not in MLP_CELLS}
+    skip = MLP_CELLS | MY_TESTS_CELLS | set(graded["manual"])  # a human grades lab 06's note
+    cells = {k: v for k, v in _cells(graded, "honest").items() if k not in skip}
     got, most = sum(s for s, _ in cells.values()), sum(m for _, m in cells.values())
     assert got == most > 0, {k: v for k, v in cells.items() if v[0] != v[1]}
     assert _total(graded, "stub")[0] == 0
@@ -455,11 +465,41 @@ def test_honest_submissions_score_as_before(graded):
     assert cells[("00-tensor-skeleton", "check_backward")][0] > 0
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27/26: the record does not run the learner's "
-                   "minitorch/mlp.py in the worker yet; lab 05's MLP cells score 0 in it")
 def test_the_record_grades_the_mlp_file(graded):
+    """Lab 05's cells: the submission's minitorch/mlp.py runs in the worker, the instructor
+    judges (the reference's MLP full, the stub's nothing, with the finding as the reason)."""
     cells = _cells(graded, "honest")
     assert all(cells[k][0] == cells[k][1] > 0 for k in MLP_CELLS)
+    stub = _cells(graded, "stub")
+    assert all(stub[k][0] == 0 for k in MLP_CELLS)
+    failures = graded["records"]["stub"].failures
+    assert all("NotImplementedError" in failures[f"{nb}/{cell}"] for nb, cell in MLP_CELLS)
+
+
+def test_the_record_grades_the_learners_tests(graded):
+    """Labs 00-04's tests cells: the submission's my_tests/ run in a sandboxed job against the
+    wheats and every chaff, the points computed here. The model set scores full, the skeletons
+    nothing (no job started), the fingerprinting set nothing and is flagged."""
+    honest, stub = _cells(graded, "honest"), _cells(graded, "stub")
+    fingerprint = _cells(graded, "fingerprint_tests")
+    assert MY_TESTS_CELLS and all(honest[k][0] == honest[k][1] > 0 for k in MY_TESTS_CELLS)
+    assert all(stub[k][0] == 0 and fingerprint[k][0] == 0 for k in MY_TESTS_CELLS)
+    flags = graded["records"]["fingerprint_tests"].flags
+    assert any("my_tests/test_elementwise.py reaches for" in f for f in flags), flags
+    assert "fingerprint_tests:" in graded["report"]
+    why = graded["records"]["stub"].failures["00-tensor-skeleton/check_my_tests_00"]
+    assert "test_tensor_skeleton.py" in why
+
+
+def test_the_worker_holds_no_mlp_curve(tmp_path):
+    """PyTorch's losses are expected values: the worker's folder has none, and the learner's
+    mlp.py is the submission's (or none at all)."""
+    (tmp_path / "w").mkdir()
+    folder = record.worker_folder(REFERENCE, tmp_path / "w")
+    assert not list(folder.rglob(record.mlp_checks.CURVE_PATH.name))
+    assert not (folder / "minitorch" / "mlp.py").exists()
+    task = record.mlp_task("loss_curve", SEED, record.mlp_checks.expected_curves())
+    assert set(task["setting"]) == {"seed", "lr"}
 
 
 def test_a_worker_that_dies_costs_only_the_row_it_died_in(graded):

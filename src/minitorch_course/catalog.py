@@ -1192,6 +1192,19 @@ MLP_CELLS: dict[str, Cell] = {  # mlp_checks' check name -> its cell
 }
 
 
+# Labs 00-04's cells of the learner's own tests (``my_tests/``): the score of record grades them
+# (minitorch_grading.record runs examplar.grade on the submission's tests in a sandboxed job and
+# gives points x the fraction of chaff kinds caught); in the notebook, check_my_tests(lab)
+# prints feedback and scores nothing under autograde (its value there is 0: the record owns it).
+MY_TESTS_POINTS = 2
+MY_TESTS_CELLS: dict[str, Cell] = {  # lab -> its cell
+    lab: Cell(f"check_my_tests_{lab[:2]}", lab, MY_TESTS_POINTS,
+              what="your tests: the kinds of mistake they catch")
+    for lab in ("00-tensor-skeleton", "01-elementwise-ops", "02-reductions-and-shapes",
+                "03-matmul-softmax-ce", "04-gradcheck-and-properties")
+}
+
+
 def _cells() -> tuple[Cell, ...]:
     cells: dict[str, Cell] = {}
     for row in ENGINE_ROWS + OPS:
@@ -1199,7 +1212,8 @@ def _cells() -> tuple[Cell, ...]:
         assert known.lab == row.lab, f"cell {row.cell} spans two labs"
         cells[row.cell] = Cell(row.cell, row.lab, known.points + row.points,
                                known.rows + (row.name,))
-    return tuple(cells.values()) + NOTEBOOK_ONLY_CELLS + tuple(MLP_CELLS.values())
+    return (tuple(cells.values()) + NOTEBOOK_ONLY_CELLS + tuple(MLP_CELLS.values())
+            + tuple(MY_TESTS_CELLS.values()))
 
 
 CELLS: tuple[Cell, ...] = _cells()

@@ -55,6 +55,8 @@ LAB_FILES: dict[str, tuple[str, ...]] = {
 }
 ALL_FILES: tuple[str, ...] = tuple(f for files in LAB_FILES.values() for f in files)
 TIMEOUT = 60.0  # seconds for one implementation's run of one lab's tests
+CHILD_CLOSES: list[int] = []  # file descriptors a forked run closes before any test runs (the
+#                               score of record's answer pipe: no test may write into it)
 MAX_EXAMPLES = 20  # Hypothesis examples per property while grading (derandomised)
 
 
@@ -414,6 +416,8 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
                 pid = os.fork()
                 if pid == 0:  # the child never returns into the caller's code
                     try:
+                        for fd in CHILD_CLOSES:
+                            os.close(fd)
                         workdir = os.path.join(tmp, f"run{index}")
                         os.mkdir(workdir)
                         _child(impl, args, str(rootdir), out, max_examples, workdir)

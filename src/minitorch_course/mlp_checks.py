@@ -170,19 +170,27 @@ def compare_curve(losses: Any, expected: list[float], asked: int = CURVE_STEPS,
                    asked=asked)
 
 
-def run_curve(module: ModuleType) -> dict[str, Any]:
+def curve_setting(curves: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the learner's side of check 1 needs from the stored curves (their ``seed`` and
+    ``lr``), without the curves: a grading worker gets this, never the expected losses."""
+    curves = expected_curves() if curves is None else curves
+    return {"seed": int(curves["seed"]), "lr": float(curves["lr"])}
+
+
+def run_curve(module: ModuleType, setting: dict[str, Any] | None = None) -> dict[str, Any]:
     """The learner's side of check 1, as plain data: ``{"losses": [...]}`` (or ``{"finding":
-    ...}``, a Finding as a dict). Runs the learner's code; judges nothing."""
+    ...}``, a Finding as a dict). Runs the learner's code; judges nothing. ``setting``:
+    :func:`curve_setting` (default: read from the stored curves)."""
     from dataclasses import asdict
 
     missing = _missing(module, "loss_curve")
     if missing:
         return {"finding": asdict(missing)}
-    curves = expected_curves()
-    params0, X, y, batches = course_inputs(curves["seed"])
+    setting = curve_setting() if setting is None else setting
+    params0, X, y, batches = course_inputs(int(setting["seed"]))
     try:
         _, losses = module.train({k: v.copy() for k, v in params0.items()}, X.copy(), y.copy(),
-                                 lr=float(curves["lr"]), steps=CURVE_STEPS, batches=batches)
+                                 lr=float(setting["lr"]), steps=CURVE_STEPS, batches=batches)
         return {"losses": _floats(losses)}
     except Exception as exc:  # the learner's code: any failure is a finding, not a crash
         return {"finding": asdict(_error("loss_curve", "train", exc))}

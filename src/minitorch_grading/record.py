@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minitorch_course import diagnosis, i18n, op_checks, runner
+from minitorch_course import diagnosis, examplar, i18n, mlp_checks, op_checks, runner
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, Case, resolve
 from minitorch_course.check import COMMAND as CHECK_COMMAND
 from minitorch_course.messages import N_
@@ -65,7 +65,7 @@ from minitorch_course.outcomes import (
     RowReport,
 )
 from minitorch_course.worker import main as worker
-from minitorch_grading import course, derivatives, sandbox
+from minitorch_grading import course, derivatives, learner_tests, sandbox
 from minitorch_grading.job import Job
 
 SRC = Path(__file__).resolve().parents[1]  # src/: the course-provided packages
@@ -121,6 +121,8 @@ class GradedCell:
     points: float
     checks: list[Check] = field(default_factory=list)  # empty: an answer cell
     source: str = ""  # the instructor's test source (hidden tests included)
+    mlp: tuple[str, ...] = ()  # lab 05: the ``check_mlp(...)`` checks of the learner's MLP
+    my_tests: tuple[str, ...] = ()  # labs 00-04: ``check_my_tests(lab)``, the learner's tests
 
 
 def _literal_args(call: ast.Call) -> tuple[list[str], dict]:
@@ -154,6 +156,21 @@ def graded_cells(source_dir: Path) -> dict[str, list[GradedCell]]:
                         rows, suites = tuple(args), ("engine",)
                     graded.checks.append(Check(rows, suites, int(kwargs.get("max_examples",
                                                                              25))))
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                        and node.func.id == "check_mlp":
+                    args, _ = _literal_args(node)
+                    if args[0] not in MLP_CHECKS:
+                        raise ValueError(f"{path.name}/{graded.grade_id}: unknown MLP check "
+                                         f"{args[0]!r}")
+                    graded.mlp += (args[0],)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                        and node.func.id == "check_my_tests":
+                    args, _ = _literal_args(node)
+                    unknown = [lab for lab in args if lab not in examplar.LAB_FILES]
+                    if unknown or not args:
+                        raise ValueError(f"{path.name}/{graded.grade_id}: check_my_tests of "
+                                         f"unknown labs {unknown}")
+                    graded.my_tests += tuple(args)
             cells.append(graded)
         found[path.stem] = cells
     return found
@@ -242,6 +259,12 @@ class Plan:
     # rows the worker runs from inputs sent as data (REPLAYED): row -> [{label, grad, shape}]
     inputs: dict[str, list[dict]] = field(default_factory=dict)
     solutions: dict[str, dict] = field(default_factory=dict)  # notebook -> solution values
+    # lab 05: the worker's MLP tasks (check -> task) and the stored curves (never sent)
+    mlp: dict[str, dict] = field(default_factory=dict)
+    curves: dict = field(default_factory=dict)
+    # labs 00-04: the labs whose learner tests a cell grades, and the wheats and chaffs
+    test_labs: tuple[str, ...] = ()
+    impls: examplar.ImplSet | None = None
 
     def add(self, row: str, suite: str, case: Case, arrays, gradcheck: bool) -> None:
         task = Task(len(self.tasks), row, case, arrays, None, gradcheck)
@@ -282,6 +305,15 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
             for case, arrays in property_examples(row, examples[row], seed):
                 out.add(row, "property", case, [np.asarray(a, dtype=np.float64)
                                                 for a in arrays], not case.constant)
+    checks_mlp = {c for nb_cells in cells.values() for cell in nb_cells for c in cell.mlp}
+    test_labs = [lab for nb_cells in cells.values() for cell in nb_cells
+                 for lab in cell.my_tests]
+    if test_labs:
+        out.test_labs = tuple(dict.fromkeys(test_labs))
+        out.impls = examplar.course_set()  # MINITORCH_CHAFFS, else solutions/examplar_set.py
+    if checks_mlp:
+        out.curves = mlp_checks.expected_curves()
+        out.mlp = {check: mlp_task(check, seed, out.curves) for check in sorted(checks_mlp)}
     engine_rows = [r for r in wanted if r in ENGINE_BY_NAME]
     if engine_rows:
         reference, _ = runner.load("reference")
@@ -297,6 +329,42 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
                     worker.encode_results({"cases": cases}))))["cases"]
         _engine_checks().SEED = 0
     return out
+
+
+MLP_CHECKS = ("loss_curve", "accuracy")  # mlp_checks' graded properties (check_mlp's argument)
+MLP_SECONDS = 5.0 + len(mlp_checks.SEEDS) * mlp_checks.MAX_CPU  # one MLP task in the worker
+
+
+def mlp_seeds(seed: int) -> tuple[int, ...]:
+    """The record's held-out seeds for the MLP's accuracy: drawn from the grading seed, so
+    they are not the notebook's (``mlp_checks.SEEDS``) and nobody knows them in advance."""
+    rng = np.random.default_rng(seed)
+    return tuple(int(s) for s in rng.integers(1000, 2**31 - 1, len(mlp_checks.SEEDS)))
+
+
+def mlp_task(check: str, seed: int, curves: dict) -> dict:
+    """The worker's task for one MLP check: what the learner's side needs, no expected value
+    (the curve's seed and learning rate; the accuracy's seeds and held-out size)."""
+    task = {"kind": "mlp", "row": f"mlp:{check}", "check": check, "seconds": MLP_SECONDS}
+    if check == "loss_curve":
+        return {**task, "setting": mlp_checks.curve_setting(curves)}
+    return {**task, "seeds": list(mlp_seeds(seed)), "n_val": mlp_checks.N_VAL}
+
+
+def judge_mlp(check: str, plan_: Plan, answer) -> mlp_checks.Finding:
+    """One MLP check's verdict, here: the worker's answer (data) against the stored PyTorch
+    curves, or the held-out targets drawn here from the record's seeds."""
+    if not isinstance(answer, dict):
+        return mlp_checks.Finding(check=check, kind="error",
+                                  detail="the worker gave no answer for the MLP")
+    try:
+        if check == "loss_curve":
+            return mlp_checks.judge_curve(answer, plan_.curves)
+        task = plan_.mlp[check]
+        return mlp_checks.judge_accuracy(answer, tuple(task["seeds"]), int(task["n_val"]))
+    except Exception as err:  # noqa: BLE001 - an answer no honest worker sends
+        return mlp_checks.Finding(check=check, kind="error",
+                                  detail=f"malformed answer ({type(err).__name__})")
 
 
 # Engine rows whose cases hold an oracle (``engine_checks._sum_to``: the right reverse
@@ -384,25 +452,30 @@ def _numpy_roots() -> list[str]:
     return [str(p) for p in (folder, folder.parent / "numpy.libs") if p.exists()]
 
 
-def worker_folder(tensor_file: Path, folder: Path | None = None) -> Path:
-    """A folder (``folder``, or a fresh one) holding the submission's tensor.py, the
-    course-provided modules (from this checkout, never from the submission) and links to
-    NumPy; nothing else."""
+def worker_folder(tensor_file: Path, folder: Path | None = None,
+                  mlp_file: Path | None = None) -> Path:
+    """A folder (``folder``, or a fresh one) holding the submission's tensor.py and mlp.py
+    (``mlp_file``; none when absent), the course-provided modules (from this checkout, never
+    from the submission; without the stored MLP curves) and links to NumPy; nothing else."""
     folder = (folder or Path(tempfile.mkdtemp(prefix="minitorch-grade-"))).resolve()
     if folder.is_relative_to(runner.ROOT):
         raise RuntimeError(f"the grading folder {folder} lies inside the repository")
     pkg = folder / "minitorch"
     pkg.mkdir()
     for path in (SRC / "minitorch").glob("*.py"):
-        if path.name != "tensor.py":
+        if path.name not in ("tensor.py", "mlp.py"):  # the learner's files: theirs
             shutil.copy(path, pkg / path.name)
     shutil.copy(tensor_file, pkg / "tensor.py")
+    if mlp_file is not None and mlp_file.is_file():
+        shutil.copy(mlp_file, pkg / "mlp.py")
     # the course package that ships to learners, whole (nothing in it is secret); the worker
     # runs its worker/ subpackage
     shutil.copytree(SRC / "minitorch_course", folder / "minitorch_course",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     checks = folder / "minitorch_course" / "engine_checks.py"
     checks.write_text(without_oracles(checks.read_text("utf-8")), encoding="utf-8")
+    # PyTorch's losses for the MLP's curve are expected values: the instructor judges with them
+    (folder / "minitorch_course" / "data" / mlp_checks.CURVE_PATH.name).unlink(missing_ok=True)
     lib = folder / "lib"
     lib.mkdir()
     for root in _numpy_roots():
@@ -450,7 +523,8 @@ DIED = "the worker gave no answer"
 
 
 def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
-               budget: float = BUDGET, unsafe: bool = False) -> WorkerRun:
+               budget: float = BUDGET, unsafe: bool = False,
+               mlp_file: Path | None = None) -> WorkerRun:
     """Run the submission's tensor.py on every task in a guarded worker; its raw answers.
 
     A worker that dies without answering (``os._exit``, a crash in C code) is run again one
@@ -459,20 +533,26 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
     tasks = [{"kind": "engine", "row": row, "inputs": plan_.inputs.get(row)}
              for row in plan_.engine]  # lab 00 first
     tasks += [t.job() for t in plan_.tasks if not t.error]
-    out = _run_tasks(tensor_file, tasks, plan_.seed, wall, budget, unsafe)
+    tasks += list(plan_.mlp.values())  # lab 05, last: the longest
+    if plan_.mlp:
+        budget += MLP_SECONDS * len(plan_.mlp)  # the MLP's own allowance (mlp_checks.MAX_CPU)
+        wall += MLP_SECONDS * len(plan_.mlp)
+    out = _run_tasks(tensor_file, tasks, plan_.seed, wall, budget, unsafe, mlp_file)
     if not out.problem.startswith(DIED):
         return out
     rows: dict[str, list[dict]] = {}
     for task in tasks:
         rows.setdefault(task["row"], []).append(task)
-    merged: dict = {"tasks": [], "engine": {}, "refused": [], "denied": [], "timed_out": []}
+    merged: dict = {"tasks": [], "engine": {}, "mlp": {}, "refused": [], "denied": [],
+                    "timed_out": []}
     died, spent, detail, streamed = [], out.seconds, "", list(out.streamed)
     for row, group in rows.items():
         left = budget - spent
         if left <= 0:
             merged["timed_out"].append(row)
             continue
-        part = _run_tasks(tensor_file, group, plan_.seed, min(wall, left + 30), left, unsafe)
+        part = _run_tasks(tensor_file, group, plan_.seed, min(wall, left + 30), left, unsafe,
+                          mlp_file)
         spent += part.seconds
         streamed += part.streamed
         if part.problem:
@@ -485,6 +565,7 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
             break
         merged["tasks"] += got.get("tasks") or []
         merged["engine"].update(got.get("engine") or {})
+        merged["mlp"].update(got.get("mlp") or {})
         for key in ("refused", "denied", "timed_out"):
             merged[key] += got.get(key) or []
     return WorkerRun(results=merged, seconds=round(spent, 1),
@@ -496,14 +577,14 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
 
 
 def _run_tasks(tensor_file: Path, tasks: list[dict], seed: int, wall: float,
-               budget: float, unsafe: bool = False) -> WorkerRun:
+               budget: float, unsafe: bool = False, mlp_file: Path | None = None) -> WorkerRun:
     """One worker process over ``tasks``, in its own job: the OS sandbox
     (``minitorch_grading.sandbox``: another user, no network, only its folder, NumPy and the
     standard library visible; the audit hook is a second layer), unless ``unsafe``."""
     start = time.monotonic()
     out = WorkerRun()
     with Job.new(unsafe) as box:
-        worker_folder(tensor_file, box.folder)
+        worker_folder(tensor_file, box.folder, mlp_file)
         job = {"folder": box.root, "stdlib": _stdlib(), "numpy": _numpy_roots(),
                "seed": seed, "tasks": worker.encode(tasks), "budget": budget,
                "task_seconds": min(TASK_SECONDS, budget)}
@@ -941,7 +1022,7 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
              if op in BY_NAME}  # their derivative suites score nothing
     rec.flags += [f"{op}: its backward {how} (finite differences)" for op, how in faked.items()]
     run = WorkerRun(problem=f"no {course.GRADED_FILE}") if not source \
-        else run_worker(tensor_file, plan_, wall, budget, unsafe)
+        else run_worker(tensor_file, plan_, wall, budget, unsafe, folder / course.MLP_FILE)
     rec.seconds, rec.problem = run.seconds, run.problem
     results = run.results if isinstance(run.results, dict) else {}
     refused = results.get("refused") or []
@@ -968,6 +1049,12 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
                                      f"{str(e.get('message'))[:200]}"
     answers = {a.get("id"): a for a in results.get("tasks") or [] if isinstance(a, dict)}
     engine = results.get("engine") if isinstance(results.get("engine"), dict) else {}
+    mlp_answers = results.get("mlp") if isinstance(results.get("mlp"), dict) else {}
+    tests = learner_tests.TestsRecord()
+    if plan_.test_labs:  # the learner's tests: their own sandboxed job
+        tests = learner_tests.grade_tests(folder, plan_.impls, plan_.test_labs, unsafe)
+        rec.seconds = round(rec.seconds + tests.seconds, 1)
+        rec.flags += tests.flags + ([tests.problem] if tests.problem else [])
 
     reports: dict[str, RowReport] = {}
 
@@ -1029,6 +1116,19 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
             earned = 0.0
             if not present:
                 why = "notebook not handed in"
+            elif cell.my_tests:
+                fraction = 0.0 if tests.problem else tests.score(cell.my_tests)
+                earned = round(cell.points * fraction, 2)
+                why = tests.problem or ("" if earned == cell.points
+                                        else tests.feedback(cell.my_tests))
+            elif cell.mlp:
+                findings = [judge_mlp(check, plan_, mlp_answers.get(check))
+                            for check in cell.mlp]
+                if not source:
+                    why = f"no {course.GRADED_FILE}"
+                else:
+                    why = "; ".join(f.message() for f in findings if not f.passed)
+                earned = 0.0 if why else cell.points
             elif cell.checks:
                 problems = []
                 for check in cell.checks:

@@ -420,6 +420,25 @@ def _pristine(name: str, path: str):
     return module
 
 
+def run_mlp(task: dict, here: str) -> dict:
+    """Lab 05: the learner's side of one MLP check (``mlp_checks.run_curve`` /
+    ``run_accuracy``) on the submission's ``minitorch/mlp.py``, as data. The expected curves
+    and the held-out targets stay with the instructor, who judges."""
+    from minitorch_course import mlp_checks
+
+    path = os.path.join(here, "minitorch", "mlp.py")
+    try:
+        module = mlp_checks.load(path)
+    except BaseException as err:  # noqa: BLE001 - no file, or one that does not import
+        if isinstance(err, TaskTimeout):
+            raise
+        detail = f"import: {type(err).__name__}: {str(err)[:300]}"
+        return {"finding": {"check": task["check"], "kind": "error", "detail": detail}}
+    if task["check"] == "loss_curve":
+        return mlp_checks.run_curve(module, task["setting"])
+    return mlp_checks.run_accuracy(module, tuple(task["seeds"]), int(task["n_val"]))
+
+
 # ---------------------------------------------------------------- the worker's main
 def main() -> None:
     """Read the job from stdin, guard, import the submission, run the tasks, answer."""
@@ -459,13 +478,16 @@ def main() -> None:
             if left <= 0 or task["row"] in timed_out:
                 timed_out.add(task["row"])
                 continue
-            signal.setitimer(signal.ITIMER_REAL, min(left, float(job["task_seconds"])))
+            seconds = float(task.get("seconds") or job["task_seconds"])
+            signal.setitimer(signal.ITIMER_REAL, min(left, seconds))
             try:
                 if task["kind"] == "engine" and task.get("inputs") is not None:
                     results["engine"][task["row"]] = run_unbroadcast(task["inputs"], impl)
                 elif task["kind"] == "engine":
                     results["engine"][task["row"]] = run_engine(task["row"], engine_checks,
                                                                  int(job["seed"]))
+                elif task["kind"] == "mlp":
+                    results.setdefault("mlp", {})[task["check"]] = run_mlp(task, here)
                 else:
                     results["tasks"].append(run_op(task, impl, catalog))
                     if results["tasks"][-1].get("error", {}).get("type") == "TimeoutError":
