@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from minitorch_course import quiz
+from minitorch_course import mlp_checks, quiz
 from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, RowReport
 
@@ -31,6 +31,16 @@ def N_(msgid: str) -> str:  # noqa: N802 (gettext's name): marks a table string 
 class Item:
     key: str
     text: str  # msgid (English); Spanish in the .po
+    values: tuple[tuple[str, str], ...] = ()  # its {fields}, from the modules that own them
+
+    def words(self) -> str:
+        """The item in the current language, its fields filled in."""
+        return _(self.text).format(**dict(self.values))
+
+
+def _percent(fraction: float) -> str:
+    # a field, not literal text: "90 % on" in a msgid reads to Babel as the conversion "% o"
+    return f"{fraction * 100:.0f} %"
 
 
 ITEMS: tuple[Item, ...] = (
@@ -43,11 +53,11 @@ ITEMS: tuple[Item, ...] = (
     Item("broadcast", N_("The broadcasting-backward suite over the common shape pairs (`(3,)` "
                          "with `(4, 3)`, `(N, 1)` with `(1, M)`...), green.")),
     Item("lab_tests", N_("Your own tests for each lab, passing.")),
-    Item("mlp", N_("An MLP trained end to end with only `minitorch` (lab 05), above 90 % on "
-                   "held-out examples.")),
+    Item("mlp", N_("An MLP trained end to end with only `minitorch` (lab 05), above {accuracy} "
+                   "on held-out examples."), (("accuracy", _percent(mlp_checks.THRESHOLD)),)),
     Item("extension", N_("Your extension, `silu` (lab 06): the derivative on paper, the method, "
                          "its test and a short note.")),
-    Item("quiz", N_("Quiz 08 at 70 % or more.")),
+    Item("quiz", N_("Quiz 08 at {mark} or more."), (("mark", _percent(quiz.PASS_FRACTION)),)),
 )
 
 BEGIN = "<!-- definition-of-done: generated from src/minitorch_course/done.py -->"
@@ -57,7 +67,7 @@ README = {"es": Path("theory/README.md"), "en": Path("theory/en/README.md")}
 
 def markdown() -> str:
     """The list as the theory README shows it, in the current language."""
-    return "\n".join(f"{i}. {_(item.text)}" for i, item in enumerate(ITEMS, 1))
+    return "\n".join(f"{i}. {item.words()}" for i, item in enumerate(ITEMS, 1))
 
 
 # ---------------------------------------------------------------- lab 06's extension, read
@@ -162,7 +172,7 @@ def lines(state: dict[str, str], marks: dict[str, str]) -> list[str]:
     out = [t("Definition of done (theory/README.md): {done} of {count} ticked",
              done=sum(v == YES for v in state.values()), count=len(ITEMS))]
     for i, item in enumerate(ITEMS, 1):
-        out.append(f"  {marks[state[item.key]]} {i}. {_(item.text)}")
+        out.append(f"  {marks[state[item.key]]} {i}. {item.words()}")
     if UNKNOWN in state.values():
         out.append("     " + _("· : not checked here (your tests with pytest, the MLP in lab 05's "
                                "graded cells, the quiz with its key or your instructor)"))
