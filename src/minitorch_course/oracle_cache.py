@@ -189,7 +189,9 @@ def cached(run_torch: Callable[..., Answer]) -> Callable[..., Answer]:
             return run_torch(op, case, arrays, upstream)
         try:
             h = hashlib.sha256(_prefix(op.ref.__module__, run_torch.__module__))
-            _feed(h, [op.name, case.kwargs, list(arrays), upstream])
+            # which inputs are constants changes torch's gradients (None for a constant)
+            _feed(h, [op.name, case.kwargs, sorted(getattr(case, "constant", ())), list(arrays),
+                      upstream])
         except (TypeError, OSError):
             return run_torch(op, case, arrays, upstream)  # nothing safe to key on: ask torch
         key = h.hexdigest()[:32]
