@@ -100,7 +100,10 @@ def solution_strings() -> dict[str, str]:
                                   released):
                 kept = set(_norm(line) for line in "".join(stud["source"]).splitlines())
                 for line in "".join(inst["source"]).splitlines():
-                    if len(line.strip()) >= 8 and _norm(line) not in kept:
+                    # a line the learner's materials show elsewhere (y.backward(g) in a demo)
+                    # is not the answer, even where a solution cell also holds it
+                    if len(line.strip()) >= 8 and _norm(line) not in kept \
+                            and _norm(line) not in published:
                         found.setdefault(_norm(line), f"{instructor.relative_to(ROOT)}")
     plain = re.sub(r"[*`]", "", published)  # as _answer_sentences leaves it
     for answers in sorted((SOLUTIONS / "theory").rglob("*.md")):
