@@ -213,17 +213,26 @@ def _source(cell: dict) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def read_answers(notebook: Path) -> dict[str, object]:
-    """{respuesta_NN: value} assigned as literals in the notebook's answer cells (never run);
-    an answer that is not a literal is left out (read as unanswered)."""
+def read_literals(notebook: Path) -> tuple[dict[str, object], dict[str, str]]:
+    """{variable: value} assigned as literals in the notebook's solution cells (never run),
+    and {grade_id: why} for the cells that could not be read ("syntax error", "not a
+    literal"); a value that is not a literal is left out (read as unanswered). A notebook that
+    is not readable JSON gives nothing. The one reader of answer cells: the quiz and the
+    scores of record (``minitorch_grading.record``) both call it."""
     values: dict[str, object] = {}
-    for cell in _cells(notebook):
+    problems: dict[str, str] = {}
+    try:
+        cells = _cells(notebook)
+    except (OSError, ValueError, KeyError, TypeError):
+        return values, problems
+    for cell in cells:
         meta = (cell.get("metadata") or {}).get("nbgrader") or {}
         if cell.get("cell_type") != "code" or not meta.get("solution"):
             continue
         try:
             tree = ast.parse(_source(cell))
         except SyntaxError:
+            problems[meta.get("grade_id", "?")] = "syntax error"
             continue
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 \
@@ -232,7 +241,14 @@ def read_answers(notebook: Path) -> dict[str, object]:
                     values[node.targets[0].id] = ast.literal_eval(node.value)
                 except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                     values.pop(node.targets[0].id, None)
-    return values
+                    problems[meta.get("grade_id", "?")] = "not a literal"
+    return values, problems
+
+
+def read_answers(notebook: Path) -> dict[str, object]:
+    """{respuesta_NN: value} assigned as literals in the notebook's answer cells (never run);
+    an answer that is not a literal is left out (read as unanswered)."""
+    return read_literals(notebook)[0]
 
 
 def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int, object]:

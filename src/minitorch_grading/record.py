@@ -64,6 +64,7 @@ from minitorch_course.outcomes import (
     Outcome,
     RowReport,
 )
+from minitorch_course.quiz import read_literals as literal_answers
 from minitorch_course.worker import main as worker
 from minitorch_grading import course, derivatives, learner_tests, sandbox
 from minitorch_grading.job import Job
@@ -859,37 +860,6 @@ def judge_engine(row: str, reference: list[dict], answer) -> tuple[Outcome, str]
 
 
 # ---------------------------------------------------------------- answers read as data
-def literal_answers(notebook: Path) -> tuple[dict, dict[str, str]]:
-    """{variable: value} assigned as literals in the solution cells of a submitted notebook,
-    and {grade_id: why} for solution cells that could not be read (not literal, no parse)."""
-    values: dict = {}
-    problems: dict[str, str] = {}
-    try:
-        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return values, problems
-    for cell in cells:
-        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
-        if not meta.get("solution") or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        try:
-            tree = ast.parse(source)
-        except SyntaxError:
-            problems[meta.get("grade_id", "?")] = "syntax error"
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                    and isinstance(node.targets[0], ast.Name):
-                try:
-                    values[node.targets[0].id] = ast.literal_eval(node.value)
-                except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-                    values.pop(node.targets[0].id, None)
-                    problems[meta.get("grade_id", "?")] = "not a literal"
-    return values, problems
-
-
 def _free_names(source: str) -> set[str]:
     """Names a cell reads that it does not assign (the kernel state it relies on)."""
     tree = ast.parse(source)

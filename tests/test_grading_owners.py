@@ -1,0 +1,53 @@
+"""One owner per grading fact (issue 26): what the scores of record read and how.
+
+The literal answers of a notebook's solution cells are read by one function,
+``minitorch_course.quiz.read_literals``; the record calls it (no reader of its own).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import nbformat
+
+from minitorch_authoring.repository import ROOT
+from minitorch_course import quiz
+from minitorch_grading import record
+
+
+def _answer_notebook(path, sources: dict[str, str]):
+    nb = nbformat.v4.new_notebook()
+    for grade_id, source in sources.items():
+        cell = nbformat.v4.new_code_cell(source)
+        cell.metadata["nbgrader"] = {"solution": True, "grade": False, "grade_id": grade_id,
+                                     "locked": False, "schema_version": 3}
+        nb.cells.append(cell)
+    nbformat.write(nb, path)
+    return path
+
+
+def test_one_reader_of_literal_answers_values_and_problems(tmp_path):
+    nb = _answer_notebook(tmp_path / "a.ipynb", {
+        "ok": "respuesta_01 = (3, 4)\n", "calls": "respuesta_02 = len([1])\n",
+        "broken": "respuesta_03 = (\n"})
+    values, problems = quiz.read_literals(nb)
+    assert values == {"respuesta_01": (3, 4)}
+    assert problems == {"calls": "not a literal", "broken": "syntax error"}
+    assert quiz.read_answers(nb) == values
+    assert record.literal_answers(nb) == (values, problems)
+    (tmp_path / "bad.ipynb").write_text("{not json", encoding="utf-8")
+    assert quiz.read_literals(tmp_path / "bad.ipynb") == ({}, {})
+    json.loads(nb.read_text(encoding="utf-8"))  # the probe notebook itself was readable
+
+
+def test_the_record_has_no_literal_reader_of_its_own():
+    """No function of record.py reads solution cells' literals itself (its reading of the
+    instructor's own ``check_*`` call arguments is another fact)."""
+    tree = ast.parse((ROOT / "src/minitorch_grading/record.py").read_text(encoding="utf-8"))
+    readers = [f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+               and any(isinstance(n, ast.Attribute) and n.attr == "literal_eval"
+                       for n in ast.walk(f))
+               and any(isinstance(n, ast.Constant) and n.value == "solution"
+                       for n in ast.walk(f))]
+    assert not readers, f"record.py reads answer cells itself in {readers}: call quiz.read_literals"
