@@ -84,6 +84,44 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items.sort(key=lambda item: item.path not in slow)  # stable: modules stay whole
 
 
+# ---------------------------------------------------------------- attacks run sandboxed only
+# Prepended to every hostile source that attacks processes (writes into /proc/<pid>/fd, signals,
+# ptrace): it refuses, loudly, to run anywhere but inside the grading sandbox, whose PID
+# namespace starts with bubblewrap as process 1 and whose host name is "grading" (a past forger
+# run unsandboxed as root wrote into every process of the machine). Nothing of the attack runs
+# before this check.
+SANDBOX_ONLY = """\
+def _minitorch_sandbox_only():
+    import socket
+    try:
+        with open("/proc/1/comm") as fh:
+            init = fh.read().strip()
+    except OSError:
+        init = "?"
+    if socket.gethostname() != "grading" or init != "bwrap":
+        raise RuntimeError("REFUSED: this hostile code attacks processes and runs only inside "
+                           "the grading sandbox (bubblewrap); here process 1 is " + repr(init))
+_minitorch_sandbox_only()
+del _minitorch_sandbox_only
+"""
+
+
+def sandbox_only(source: str) -> str:
+    """``source`` (a hostile test file or notebook cell) guarded by :data:`SANDBOX_ONLY`."""
+    return SANDBOX_ONLY + source
+
+
+@pytest.fixture(scope="module")
+def sandbox_required() -> None:
+    """The grading sandbox must work here: FAIL (never skip) with the reason and the fix."""
+    from minitorch_grading import sandbox
+
+    try:
+        sandbox.check()
+    except sandbox.SandboxUnavailable as err:
+        pytest.fail(f"the hostile tests run only in the grading sandbox: {err}", pytrace=False)
+
+
 # ---------------------------------------------------------------- a class handing in its work
 class Submissions:
     """Hand in a class release as learners do, and read the gradebook (the nbgrader suites:

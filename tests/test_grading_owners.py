@@ -51,3 +51,4 @@ def test_the_record_has_no_literal_reader_of_its_own():
                and any(isinstance(n, ast.Constant) and n.value == "solution"
                        for n in ast.walk(f))]
     assert not readers, f"record.py reads answer cells itself in {readers}: call quiz.read_literals"
+

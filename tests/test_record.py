@@ -738,6 +738,26 @@ def test_an_in_kernel_score_above_the_record_is_flagged(graded):
     assert _cells(graded, "patch_cell")[("01-elementwise-ops", "check_add")][0] == 0
 
 
+def test_no_in_kernel_score_survives_the_record(graded):
+    """Every autograded cell's score is the record's: a kernel that gave full marks to every
+    cell (what any notebook hack could make it say) leaves nothing behind once the record
+    writes (the in-kernel cells are feedback only; a human grades lab 06's Markdown note)."""
+    from nbgrader.api import Gradebook
+
+    course_dir, rec = graded["course"], graded["records"]["stub"]
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        for nb in gb.find_submission(ASSIGNMENT, "stub").notebooks:
+            for grade in nb.grades:
+                if (nb.name, grade.name) not in graded["manual"]:
+                    grade.auto_score = grade.max_score
+        gb.db.commit()
+    record.write_gradebook(course_dir, rec)
+    kept = {k: v for k, v in _cells(graded, "stub").items()
+            if k not in graded["manual"] and v[0] != rec.cells[k[0]][k[1]][0]}
+    assert not kept, kept
+    assert _total(graded, "stub")[0] == 0
+
+
 def test_quiz_answers_are_data(graded):
     """Right literals pass the instructor's hidden tests, wrong ones and code do not."""
     cells = {c.grade_id: c for c in record.graded_cells(course.SOURCE_NOTEBOOKS)["07-quiz"]}

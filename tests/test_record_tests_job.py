@@ -8,11 +8,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import sandbox_only
 
 from minitorch_course import examplar
 from minitorch_grading import learner_tests
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("sandbox_required")]
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "01-elementwise-ops"
@@ -21,7 +22,8 @@ LAB = "01-elementwise-ops"
 # (the job's answer pipe among them, were it reachable). Only ever run inside the sandbox (its
 # own PID namespace): unsandboxed it would write into every process of the machine's user.
 # Its own outcome is its log: it passes when nothing outside its own process was writable.
-FORGER = '''
+# Guarded by conftest.SANDBOX_ONLY: anywhere else it refuses before touching anything.
+FORGER = sandbox_only('''
 import glob, json, os
 
 def test_forge():
@@ -52,7 +54,7 @@ def test_forge():
                 os.close(fd)
     assert tried > 0, "HOSTILE forger: no other process to write to"
     assert not wrote, "HOSTILE forger wrote into " + ", ".join(wrote)
-'''
+''')
 
 
 def _submission(tmp_path: Path, test_source: str) -> Path:

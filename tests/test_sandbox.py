@@ -148,3 +148,21 @@ def test_the_workers_copy_holds_no_oracle(tmp_path):
     original = (ROOT / "src" / "minitorch_course" / "engine_checks.py").read_text("utf-8")
     assert "np.add.at" in original and "np.add.at" not in text
     assert "not in the grading worker" in text
+
+
+def test_hostile_code_that_attacks_processes_refuses_to_run_unsandboxed(job, tmp_path):
+    """conftest.SANDBOX_ONLY, the guard of every hostile source that attacks processes: run
+    here (no sandbox) it refuses loudly before its first line; in the job it runs. The probe
+    body is harmless: it only prints."""
+    import subprocess
+
+    from conftest import sandbox_only
+
+    probe = sandbox_only('print("ATTACK BODY RAN")\n')
+    outside = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True,
+                             timeout=60, cwd=tmp_path)
+    assert outside.returncode != 0
+    assert b"ATTACK BODY RAN" not in outside.stdout
+    assert b"REFUSED: this hostile code attacks processes" in outside.stderr, outside.stderr
+    inside = _python(job, probe)
+    assert inside.stdout.decode().strip() == "ATTACK BODY RAN", inside.stderr.decode()
