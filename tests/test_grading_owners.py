@@ -52,3 +52,29 @@ def test_the_record_has_no_literal_reader_of_its_own():
                        for n in ast.walk(f))]
     assert not readers, f"record.py reads answer cells itself in {readers}: call quiz.read_literals"
 
+
+
+def test_an_ops_call_is_sent_as_data_and_replays_as_the_catalog_calls_it():
+    """The worker gets each op's call as a program (``minitorch_grading.calls``), never the
+    catalog's code: replayed on the reference it gives what ``op.fn`` gives, on every case of
+    every row (operators, methods with keywords, module functions over a tuple of tensors)."""
+    import numpy as np
+
+    from minitorch_course import runner
+    from minitorch_course.catalog import OPS
+    from minitorch_course.worker import main as worker
+    from minitorch_grading import calls
+
+    impl, _ = runner.load("reference")
+    checked = 0
+    for op in OPS:
+        for case in op.all_cases + op.broadcast_cases:
+            arrays = op.inputs(case, 3)
+            program = worker.decode(json.loads(json.dumps(worker.encode(
+                calls.program(op.fn, len(arrays), case.kwargs)))))
+            assert "fn" not in json.dumps(worker.encode(program))  # plain data only
+            got = worker.run_program(program, impl, [impl.Tensor(a) for a in arrays])
+            want = op.fn(impl, *[impl.Tensor(a) for a in arrays], **case.kwargs)
+            np.testing.assert_array_equal(got.data, want.data, err_msg=f"{op.name} {case}")
+            checked += 1
+    assert checked > 100

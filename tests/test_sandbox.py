@@ -166,3 +166,45 @@ def test_hostile_code_that_attacks_processes_refuses_to_run_unsandboxed(job, tmp
     assert b"REFUSED: this hostile code attacks processes" in outside.stderr, outside.stderr
     inside = _python(job, probe)
     assert inside.stdout.decode().strip() == "ATTACK BODY RAN", inside.stderr.decode()
+
+
+FILLER = """
+import errno, os, sys
+for where in ("/job", "/tmp"):
+    total, err = 0, None
+    chunk = b"x" * 2**20
+    try:
+        for i in range({most} // 2**20):  # never beyond this: a missing cap fails, bounded
+            with open(f"{{where}}/fill-{{i}}", "wb") as out:
+                out.write(chunk)
+            total += len(chunk)
+    except OSError as e:
+        err = errno.errorcode.get(e.errno, e.errno)
+    print("HOSTILE filler", where, total, err, flush=True)
+"""
+
+
+def test_a_job_that_fills_its_disk_stops_at_its_cap(tmp_path):
+    """A job writing until it cannot: its folder and its /tmp end at their caps (ENOSPC, in
+    files each below the file-size limit), the machine's disk is untouched, the folder goes
+    with the job, and the next job runs."""
+    if os.geteuid() != 0:
+        pytest.fail("the job's folder is size-capped only when the grader is root (mount)")
+    most = sandbox.JOB_BYTES + sandbox.TMP_BYTES + 64 * 2**20
+    free = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize
+    with Job.new() as box:
+        folder = box.folder
+        result = _python(box, FILLER.format(most=most))
+        out = result.stdout.decode()
+        print(out)
+        lines = {ln.split()[2]: ln.split()[3:] for ln in out.splitlines()
+                 if ln.startswith("HOSTILE filler")}
+        assert set(lines) == {"/job", "/tmp"}, (out, result.stderr.decode())  # it fired
+        for where, cap in (("/job", sandbox.JOB_BYTES), ("/tmp", sandbox.TMP_BYTES)):
+            total, err = int(lines[where][0]), lines[where][1]
+            assert err == "ENOSPC" and cap - 2 * 2**20 <= total <= cap, (where, total, err)
+        after = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize
+        assert free - after < 64 * 2**20, "the job's writes reached the machine's disk"
+    assert not folder.exists()
+    with Job.new() as nxt:
+        assert _python(nxt, "print('next')").stdout == b"next\n"

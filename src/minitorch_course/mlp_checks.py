@@ -33,9 +33,7 @@ that ships holds a training loop the learner could copy.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -44,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from minitorch_course import grammar as g
+from minitorch_course.worker import mlp as worker_mlp
 
 CURVE_STEPS = 20
 CURVE_TOL = 1e-9
@@ -60,7 +59,7 @@ MIN_VAL = 300
 N_VAL = 1000  # held-out examples per seed
 N_TRAIN = 250
 SEEDS = (1, 2, 3)  # the feedback's grader seeds (notebook, make check); a record draws its own
-INTERFACE = ("HIDDEN", "LR", "STEPS", "init_params", "forward", "train")
+INTERFACE = worker_mlp.INTERFACE
 
 
 @dataclass(frozen=True)
@@ -177,23 +176,20 @@ def curve_setting(curves: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"seed": int(curves["seed"]), "lr": float(curves["lr"])}
 
 
+def curve_data(setting: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The inputs of check 1's learner side (``worker.mlp.run_curve``): the course's weights,
+    examples and batches for ``setting`` (:func:`curve_setting`), its learning rate, the steps."""
+    setting = curve_setting() if setting is None else setting
+    params0, X, y, batches = course_inputs(int(setting["seed"]))
+    return {"params0": params0, "X": X, "y": y, "batches": batches,
+            "lr": float(setting["lr"]), "steps": CURVE_STEPS}
+
+
 def run_curve(module: ModuleType, setting: dict[str, Any] | None = None) -> dict[str, Any]:
     """The learner's side of check 1, as plain data: ``{"losses": [...]}`` (or ``{"finding":
     ...}``, a Finding as a dict). Runs the learner's code; judges nothing. ``setting``:
     :func:`curve_setting` (default: read from the stored curves)."""
-    from dataclasses import asdict
-
-    missing = _missing(module, "loss_curve")
-    if missing:
-        return {"finding": asdict(missing)}
-    setting = curve_setting() if setting is None else setting
-    params0, X, y, batches = course_inputs(int(setting["seed"]))
-    try:
-        _, losses = module.train({k: v.copy() for k, v in params0.items()}, X.copy(), y.copy(),
-                                 lr=float(setting["lr"]), steps=CURVE_STEPS, batches=batches)
-        return {"losses": _floats(losses)}
-    except Exception as exc:  # the learner's code: any failure is a finding, not a crash
-        return {"finding": asdict(_error("loss_curve", "train", exc))}
+    return worker_mlp.run_curve(module, curve_data(setting))
 
 
 def judge_curve(answer: dict[str, Any], curves: dict[str, Any] | None = None) -> Finding:
@@ -223,48 +219,22 @@ def _seeds(seeds: int | tuple[int, ...], n_val: int) -> tuple[int, ...]:
     return seeds
 
 
+def accuracy_data(seeds: int | tuple[int, ...] = SEEDS, n_val: int = N_VAL) -> dict[str, Any]:
+    """The inputs of check 2's learner side (``worker.mlp.run_accuracy``): for each seed the
+    training examples and the held-out inputs (never their targets), and the limits."""
+    runs = []
+    for seed in _seeds(seeds, n_val):
+        train, val = g.make_dataset(N_TRAIN, n_val, seed=seed)
+        runs.append({"seed": seed, "X": train.X, "y": train.target, "X_val": val.X})
+    return {"runs": runs, "max_steps": MAX_STEPS, "max_cpu": MAX_CPU}
+
+
 def run_accuracy(module: ModuleType, seeds: int | tuple[int, ...] = SEEDS,
                  n_val: int = N_VAL) -> dict[str, Any]:
     """The learner's side of check 2, as plain data: ``{"steps": S, "runs": [{"seed",
     "n_losses", "cpu", "predicted"}, ...]}`` (or ``{"finding": ...}``). The predictions are the
     classes the trained model gives the held-out inputs; the targets stay with the judge."""
-    from dataclasses import asdict
-
-    import minitorch as mt
-
-    seeds = _seeds(seeds, n_val)
-    missing = _missing(module, "accuracy")
-    if missing:
-        return {"finding": asdict(missing)}
-    try:
-        steps, lr = int(module.STEPS), float(module.LR)
-    except (TypeError, ValueError) as exc:
-        return {"finding": asdict(_error("accuracy", "STEPS / LR", exc))}
-    if steps > MAX_STEPS:
-        return {"steps": steps, "runs": []}
-    runs = []
-    for seed in seeds:
-        train, val = g.make_dataset(N_TRAIN, n_val, seed=seed)
-        try:
-            params0 = module.init_params(seed)
-            t0 = time.process_time()
-            params, losses = module.train(params0, train.X, train.target, lr=lr, steps=steps)
-            cpu = time.process_time() - t0
-            losses = _floats(losses)
-        except Exception as exc:  # the learner's code: any failure is a finding, not a crash
-            return {"finding": asdict(_error("accuracy", "init_params / train", exc))}
-        run = {"seed": seed, "n_losses": len(losses), "cpu": cpu, "predicted": None}
-        runs.append(run)
-        if len(losses) != steps or cpu > MAX_CPU:
-            break
-        try:
-            with mt.no_grad():
-                logits = module.forward({k: mt.Tensor(v) for k, v in params.items()},
-                                        mt.Tensor(val.X))
-            run["predicted"] = [int(c) for c in g.predict(logits)]
-        except Exception as exc:
-            return {"finding": asdict(_error("accuracy", "forward", exc))}
-    return {"steps": steps, "runs": runs}
+    return worker_mlp.run_accuracy(module, accuracy_data(seeds, n_val))
 
 
 def judge_accuracy(answer: dict[str, Any], seeds: int | tuple[int, ...] = SEEDS,
@@ -321,15 +291,7 @@ def check_all(module: ModuleType, seeds: int | tuple[int, ...] = SEEDS) -> list[
 # ---------------------------------------------------------------------------- helpers
 
 
-def load(path: Path | str) -> ModuleType:
-    """The learner's MLP file, imported from its path (a fresh module each call)."""
-    path = Path(path)
-    spec = importlib.util.spec_from_file_location(f"learner_mlp_{path.stem}", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+load = worker_mlp.load  # the learner's MLP file, a fresh module each call
 
 
 def _finding(data: dict[str, Any]) -> Finding:
@@ -337,24 +299,8 @@ def _finding(data: dict[str, Any]) -> Finding:
     return Finding(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
 
-def _floats(losses: Any) -> list[float]:
-    """train's losses as floats; a TypeError naming what came back otherwise (a Tensor that
-    requires grad, for instance: record ``loss.item()``)."""
-    try:
-        return [float(v) for v in losses]
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"train must return a list of floats (loss.item()) as its losses, "
-                        f"not {type(losses).__name__} of "
-                        f"{type(next(iter(losses), None)).__name__}") from exc
-
-
-def _missing(module: ModuleType, check: str) -> Finding | None:
-    absent = [name for name in INTERFACE if not hasattr(module, name)]
-    return Finding(check=check, kind="interface", detail=", ".join(absent)) if absent else None
-
-
 def _error(check: str, where: str, exc: Exception) -> Finding:
-    return Finding(check=check, kind="error", detail=f"{where}: {type(exc).__name__}: {exc}")
+    return _finding(worker_mlp.error(check, where, exc))
 
 
 def describe(f: Finding) -> str:

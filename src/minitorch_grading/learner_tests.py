@@ -7,7 +7,7 @@ run inside the learner's sandboxed job (``minitorch_grading.job``), in a folder 
 course-provided packages (the public stub as ``minitorch/tensor.py``) and the submission's test
 files named by ``examplar.LAB_FILES`` (nothing else of ``my_tests/``: no ``conftest.py``); torch
 may load there, as only course-provided implementations are under test. The set goes on stdin,
-never into the folder. The job answers with data (``minitorch_course.worker.learner_tests``);
+never into the folder. The job answers with data (``minitorch_course.tests_job``);
 here the answer is checked against the set that was sent (each kind's number of chaffs is the
 set's, a count caught is clamped to it), the fingerprinting flags are recomputed from the
 snapshot (``examplar.suspicious``), and the points are computed: a cell's points times the
@@ -149,7 +149,7 @@ def grade_tests(folder: Path, impls: examplar.ImplSet | None, labs: tuple[str, .
                "MINITORCH_LANG": "en", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1",
                "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
         result = box.run([sys.executable, "-I", "-B",
-                          box.path("minitorch_course/worker/learner_tests.py")],
+                          box.path("minitorch_course/tests_job.py")],
                          env=env, stdin=json.dumps(job).encode(),
                          limits=sandbox.Limits(wall=wall, cpu=wall))
     out.seconds = round(time.monotonic() - start, 1)

@@ -66,7 +66,7 @@ from minitorch_course.outcomes import (
 )
 from minitorch_course.quiz import read_literals as literal_answers
 from minitorch_course.worker import main as worker
-from minitorch_grading import course, derivatives, learner_tests, sandbox
+from minitorch_grading import calls, course, derivatives, learner_tests, sandbox
 from minitorch_grading.job import Job
 
 SRC = Path(__file__).resolve().parents[1]  # src/: the course-provided packages
@@ -198,7 +198,8 @@ class Task:
         spec = None
         if self.gradcheck and self.gc_upstream is not None:
             spec = {"upstream": self.gc_upstream, "eps": GRADECHECK_EPS}
-        return {"kind": "op", "id": self.id, "row": self.row, "kwargs": self.case.kwargs,
+        call = calls.program(BY_NAME[self.row].fn, len(self.arrays), self.case.kwargs)
+        return {"kind": "op", "id": self.id, "row": self.row, "program": call,
                 "inputs": self.arrays, "upstream": self.upstream, "gradcheck": spec,
                 "constant": list(self.case.constant)}
 
@@ -344,12 +345,14 @@ def mlp_seeds(seed: int) -> tuple[int, ...]:
 
 
 def mlp_task(check: str, seed: int, curves: dict) -> dict:
-    """The worker's task for one MLP check: what the learner's side needs, no expected value
-    (the curve's seed and learning rate; the accuracy's seeds and held-out size)."""
+    """The worker's task for one MLP check: the inputs of the learner's side as data, no
+    expected value (the curve's weights, examples, batches and learning rate; the accuracy's
+    training examples and held-out inputs, never their targets, which stay here)."""
     task = {"kind": "mlp", "row": f"mlp:{check}", "check": check, "seconds": MLP_SECONDS}
     if check == "loss_curve":
-        return {**task, "setting": mlp_checks.curve_setting(curves)}
-    return {**task, "seeds": list(mlp_seeds(seed)), "n_val": mlp_checks.N_VAL}
+        return {**task, "data": mlp_checks.curve_data(mlp_checks.curve_setting(curves))}
+    return {**task, "seeds": list(mlp_seeds(seed)), "n_val": mlp_checks.N_VAL,
+            "data": mlp_checks.accuracy_data(mlp_seeds(seed), mlp_checks.N_VAL)}
 
 
 def judge_mlp(check: str, plan_: Plan, answer) -> mlp_checks.Finding:

@@ -19,6 +19,9 @@ What the command gets:
 - another user: when the grader runs as root, the command is started as ``nobody`` (uid
   65534) with every capability dropped (``setpriv``); run as an ordinary user, bubblewrap's
   user namespace keeps it in the instructor's uid but inside the mount namespace above;
+- bounded writable space: ``/tmp`` is a tmpfs of :data:`TMP_BYTES`; the private folder is a
+  tmpfs of :data:`JOB_BYTES` mounted on the host by :func:`private_folder` when the grader is
+  root (an ordinary user cannot mount: then only the file-size limit bounds it);
 - limits: a wall-clock deadline (the whole process tree is killed: bubblewrap is PID 1 of
   the namespace and dies with its parent, and the kernel kills every process of a PID
   namespace when its first process ends), CPU seconds, file size, open files, processes
@@ -56,6 +59,13 @@ FIX = ("install bubblewrap (`make system-deps`, or `sudo apt-get install bubblew
 # their imports fail under any useful RLIMIT_AS; RLIMIT_DATA counts what is actually mapped
 # writable and private, so 6 GB lets torch import and stops a runaway allocation.
 DATA_BYTES = 6 * 2**30
+# Bytes a job may write in all: its private folder (``/job``) and its ``/tmp`` are size-capped
+# file systems (tmpfs), so a job that fills them gets ENOSPC and the machine's disk is untouched.
+# Measured: the largest job, nbgrader's execution of every notebook, leaves about 10 MB in
+# /job and a few kB in /tmp; the learner's tests job (torch imported, Hypothesis, pytest) about
+# 1 MB. RLIMIT_FSIZE (Limits.file_bytes) caps each file on top.
+JOB_BYTES = 512 * 2**20
+TMP_BYTES = 256 * 2**20
 
 
 class SandboxUnavailable(RuntimeError):
@@ -119,6 +129,28 @@ def python_roots() -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in roots))
 
 
+def private_folder(prefix: str = "minitorch-job-") -> Path:
+    """A new, empty private folder for a job, outside the repository: a tmpfs of
+    :data:`JOB_BYTES` when the grader is root (what the job writes cannot fill the machine's
+    disk), a plain folder otherwise. :func:`release` removes it."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    if os.geteuid() == 0 and shutil.which("mount"):
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o",
+                               f"size={JOB_BYTES},mode=0700,nodev,nosuid", "minitorch-job",
+                               str(folder)], capture_output=True)
+        if done.returncode != 0:
+            raise SandboxUnavailable("cannot mount a size-limited tmpfs for the job at "
+                                     f"{folder}: {done.stderr.decode(errors='replace')[-300:]}")
+    return folder
+
+
+def release(folder: Path) -> None:
+    """Delete a :func:`private_folder` (unmounting its tmpfs), whatever the job left in it."""
+    if os.path.ismount(folder):
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def prepare(private: Path) -> None:
     """Make ``private`` (the job's copy) writable by the sandbox's user and nobody else."""
     if os.geteuid() != 0:
@@ -142,7 +174,8 @@ def command(argv: list[str], private: Path, read_only: list | None = None,
     args = [exe, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-net",
             "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "grading",
             "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
-            "--perms", "1777", "--tmpfs", "/tmp", "--perms", "0755", "--dir", "/etc"]
+            "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+            "--perms", "0755", "--dir", "/etc"]
     for name in ("lib", "lib64", "bin", "sbin"):
         target = Path("/") / name
         if target.is_symlink():

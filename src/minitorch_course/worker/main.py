@@ -261,12 +261,56 @@ def _arrays(out) -> object:
     return None if out is None else np.array(out, dtype=np.float64, copy=True)
 
 
-def run_op(task: dict, impl, catalog) -> dict:
-    """One op task: forward (and backward for an upstream), optionally gradcheck's data."""
+# Python's operators a program may apply (``minitorch_grading.calls.OPERATORS``)
+OPERATORS = frozenset(("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                       "__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__matmul__",
+                       "__rmatmul__", "__neg__", "__getitem__"))
+
+
+def run_program(program: dict, impl, inputs: list):
+    """Replay an op's call, written down by the instructor (``minitorch_grading.calls``), on
+    the learner's implementation ``impl`` and tensors ``inputs``: the worker holds no course
+    code, only this list of method calls and operators with literal arguments."""
+    import operator
+
+    results: list = []
+
+    def resolve(value):
+        if isinstance(value, dict) and set(value) == {"__ref__"}:
+            kind, index = value["__ref__"]
+            return (inputs if kind == "input" else results)[int(index)]
+        if isinstance(value, tuple):
+            return tuple(resolve(v) for v in value)
+        if isinstance(value, list):
+            return [resolve(v) for v in value]
+        return value
+
+    for step in program["steps"]:
+        name = str(step["call"])
+        args = [resolve(a) for a in step["args"]]
+        kwargs = {str(k): resolve(v) for k, v in step["kwargs"].items()}
+        if step["on"] is None:  # a function of the implementation module: m.cat(...)
+            results.append(getattr(impl, name)(*args, **kwargs))
+            continue
+        target = resolve(step["on"])
+        if name in OPERATORS:
+            plain = name.replace("__r", "__", 1) if name.startswith("__r") else name
+            apply = getattr(operator, plain)
+            pair = (args[0], target) if plain != name else (target, *args)
+            results.append(apply(*pair))
+        elif name.startswith("_"):
+            raise ValueError(f"a program may not call {name}")
+        else:
+            results.append(getattr(target, name)(*args, **kwargs))
+    return resolve(program["result"])
+
+
+def run_op(task: dict, impl) -> dict:
+    """One op task: forward (and backward for an upstream), optionally gradcheck's data. The
+    call itself is ``task["program"]`` (data, see ``run_program``)."""
     import numpy as np
 
-    op = catalog.BY_NAME[task["row"]]
-    kwargs = task["kwargs"]
+    program = task["program"]
     arrays = task["inputs"]
     result: dict = {"id": task["id"]}
 
@@ -275,7 +319,7 @@ def run_op(task: dict, impl, catalog) -> dict:
     def call(upstream, grad=True):
         leaves = [impl.Tensor(np.array(a, dtype=np.float64), requires_grad=grad
                               and i not in constant) for i, a in enumerate(arrays)]
-        out = op.fn(impl, *leaves, **kwargs)
+        out = run_program(program, impl, leaves)
         data = _arrays(out.data)
         grads = None
         if upstream is not None:
@@ -292,7 +336,7 @@ def run_op(task: dict, impl, catalog) -> dict:
             result["out2"], result["grads"] = call(task["upstream"])
         if task.get("gradcheck"):
             stage = "gradcheck"
-            result["gradcheck"] = _gradcheck_data(task["gradcheck"], arrays, op, kwargs, impl)
+            result["gradcheck"] = _gradcheck_data(task["gradcheck"], arrays, program, impl)
     except BaseException as err:  # noqa: BLE001 - anything the learner's code raises
         if isinstance(err, TaskTimeout):
             err = TimeoutError("the op did not finish in time (an endless loop?)")
@@ -302,17 +346,18 @@ def run_op(task: dict, impl, catalog) -> dict:
     return result
 
 
-def _gradcheck_data(spec: dict, arrays, op, kwargs, impl) -> dict:
+def _gradcheck_data(spec: dict, arrays, program: dict, impl) -> dict:
     """gradcheck's two halves as data: backward for ``upstream`` and central differences
     (``minitorch.gradcheck.numerical_gradients``, from the private copy ``main`` loaded)."""
     import numpy as np
 
     upstream = np.array(spec["upstream"], dtype=np.float64)
     leaves = [impl.Tensor(np.array(a, dtype=np.float64), requires_grad=True) for a in arrays]
-    out = op.fn(impl, *leaves, **kwargs)
+    out = run_program(program, impl, leaves)
     out.backward(upstream)
     analytical = [_arrays(leaf.grad) for leaf in leaves]
-    numerical = GRADCHECK.numerical_gradients(lambda *ts: op.fn(impl, *ts, **kwargs), arrays,
+    numerical = GRADCHECK.numerical_gradients(lambda *ts: run_program(program, impl, list(ts)),
+                                              arrays,
                                               upstream, float(spec["eps"]))
     return {"analytical": analytical, "numerical": numerical}
 
@@ -321,8 +366,7 @@ def run_engine(name: str, engine_checks, seed: int) -> list[dict]:
     """Every case of an engine row: what it observed, and its own verdict (feedback only)."""
     import numpy as np
 
-    from minitorch_course.outcomes import CheckFailed
-
+    CheckFailed = engine_checks.CheckFailed  # noqa: N806 - the loaded copy's own class
     engine_checks.SEED = seed
     cases_out: list[dict] = []
     was = gc.isenabled()
@@ -421,22 +465,22 @@ def _pristine(name: str, path: str):
 
 
 def run_mlp(task: dict, here: str) -> dict:
-    """Lab 05: the learner's side of one MLP check (``mlp_checks.run_curve`` /
-    ``run_accuracy``) on the submission's ``minitorch/mlp.py``, as data. The expected curves
-    and the held-out targets stay with the instructor, who judges."""
-    from minitorch_course import mlp_checks
+    """Lab 05: the learner's side of one MLP check (``worker.mlp``) on the submission's
+    ``minitorch/mlp.py``, on the inputs the instructor sent (``task["data"]``), as data. The
+    expected curves and the held-out targets stay with the instructor, who judges."""
+    from minitorch_course.worker import mlp
 
     path = os.path.join(here, "minitorch", "mlp.py")
     try:
-        module = mlp_checks.load(path)
+        module = mlp.load(path)
     except BaseException as err:  # noqa: BLE001 - no file, or one that does not import
         if isinstance(err, TaskTimeout):
             raise
         detail = f"import: {type(err).__name__}: {str(err)[:300]}"
         return {"finding": {"check": task["check"], "kind": "error", "detail": detail}}
     if task["check"] == "loss_curve":
-        return mlp_checks.run_curve(module, task["setting"])
-    return mlp_checks.run_accuracy(module, tuple(task["seeds"]), int(task["n_val"]))
+        return mlp.run_curve(module, task["data"])
+    return mlp.run_accuracy(module, task["data"])
 
 
 # ---------------------------------------------------------------- the worker's main
@@ -453,8 +497,6 @@ def main() -> None:
     guard([here, *job["stdlib"], *job["numpy"]], refused, denials)
     results: dict = {"tasks": [], "engine": {}, "refused": refused, "denied": denials}
     import numpy as np  # noqa: F401 - loaded before the learner's code
-
-    from minitorch_course import catalog
 
     tasks = decode(job["tasks"])
     try:
@@ -489,7 +531,7 @@ def main() -> None:
                 elif task["kind"] == "mlp":
                     results.setdefault("mlp", {})[task["check"]] = run_mlp(task, here)
                 else:
-                    results["tasks"].append(run_op(task, impl, catalog))
+                    results["tasks"].append(run_op(task, impl))
                     if results["tasks"][-1].get("error", {}).get("type") == "TimeoutError":
                         timed_out.add(task["row"])
             except TaskTimeout:
