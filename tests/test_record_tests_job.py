@@ -95,3 +95,67 @@ def test_a_model_file_scores_in_the_sandbox(tmp_path):
     got = learner_tests.grade_tests(folder, impls, (LAB,))
     assert not got.problem, got.problem
     assert got.score((LAB,)) == 1.0, got.grades[LAB]
+
+
+# Tests that try to tell a chaff run from a wheat run: each FAILS when it believes it runs on a
+# chaff (so, were any channel open, it would catch every chaff and pass every wheat: full marks
+# for a test that tests nothing). Each channel is its own test, and each passes only after its
+# probe ran (a blocked channel is one that was tried). Channels: the arguments (--maxfail=1,
+# node ids), marks left by earlier runs in /tmp and in the job's folder, and the memory of the
+# process (the Impl being run, found through a traceback's frames).
+DETECTOR = """
+import os, sys
+
+def _mark(where):
+    # a mark for the runs after this one; True when an earlier run left one (not the first run)
+    earlier = os.path.exists(os.path.join(where, "hostile-run-mark"))
+    try:
+        with open(os.path.join(where, "hostile-run-mark"), "a") as fh:
+            fh.write("x")
+    except OSError:
+        pass  # read-only here: the channel is closed
+    return earlier
+
+def test_arguments(pytestconfig):
+    assert pytestconfig.option.maxfail in (0, None) or pytestconfig.option.maxfail > 1
+    assert not any("::" in str(a) for a in pytestconfig.args)
+
+def test_a_mark_in_tmp():
+    assert not _mark("/tmp")
+
+def test_a_mark_in_the_job():
+    assert not _mark("/job")
+
+def test_the_memory():
+    try:
+        raise RuntimeError
+    except RuntimeError:
+        frame = sys.exc_info()[2].tb_frame
+    looked = 0
+    while frame is not None:
+        impl = frame.f_locals.get("impl")
+        looked += 1
+        assert getattr(impl, "role", "") != "chaff"
+        for name in ("impls", "order", "chaffs"):  # the lists a grader may hold
+            items = frame.f_locals.get(name)
+            for item in items if isinstance(items, (list, tuple)) else ():
+                assert not (getattr(item, "role", "") == "chaff" and item is impl)
+        frame = frame.f_back
+    assert looked > 3
+"""
+
+
+def test_a_test_cannot_tell_a_chaff_run(tmp_path):
+    """In the sandbox every run gets the same arguments, a private /tmp, the job read-only,
+    an order drawn at random and a memory that names no role: the detectors pass on the wheat
+    and on every chaff (valid, each probe ran) and catch nothing."""
+    impls = _small_set()
+    folder = _submission(tmp_path, DETECTOR)
+    got = learner_tests.grade_tests(folder, impls, (LAB,))
+    assert not got.problem, got.problem
+    grade = got.grades[LAB]
+    assert not grade.dropped, grade.dropped
+    assert sorted(n.split("::")[1] for n in grade.valid) == [
+        "test_a_mark_in_the_job", "test_a_mark_in_tmp", "test_arguments", "test_the_memory"], grade
+    assert got.score((LAB,)) == 0, grade.kinds
+    assert not grade.problems, grade.problems

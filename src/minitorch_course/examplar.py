@@ -58,6 +58,10 @@ TIMEOUT = 60.0  # seconds for one implementation's run of one lab's tests
 CHILD_CLOSES: list[int] = []  # file descriptors a forked run closes before any test runs (the
 #                               score of record's answer pipe: no test may write into it)
 MAX_EXAMPLES = 20  # Hypothesis examples per property while grading (derandomised)
+# Each run in namespaces of its own (set by the score of record's job, minitorch_course.tests_job):
+# a fresh private /tmp and the job's folder read-only, so no run can leave a mark another run
+# reads (a test could otherwise count the runs before it and tell a chaff run from a wheat's)
+ISOLATE = False
 
 
 def N_(msgid: str) -> str:  # noqa: N802 (gettext's name): marks a table string for make messages
@@ -321,16 +325,94 @@ def _load_module(impl: Impl):
     return module
 
 
+def _isolate() -> str:
+    """In a forked run, before any test: a user and mount namespace of its own, a fresh
+    private tmpfs on /tmp and every other mount read-only (the job's folder included).
+    Returns "" or why it could not (the run then goes on, shared /tmp and all)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    uid, gid = os.getuid(), os.getgid()
+    if libc.unshare(0x10000000 | 0x00020000) != 0:  # CLONE_NEWUSER | CLONE_NEWNS
+        return f"unshare: errno {ctypes.get_errno()}"
+    # the score of record's job is not dumpable (its answer pipe); /proc/self/uid_map is then
+    # root's: dumpable for the microseconds of the three writes, before any test is loaded
+    dumpable = libc.prctl(3, 0, 0, 0, 0)  # PR_GET_DUMPABLE
+    libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"),
+                           ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as fh:
+                fh.write(text)
+    except OSError as err:
+        return f"id maps: {err}"
+    finally:
+        libc.prctl(4, max(dumpable, 0), 0, 0, 0)
+    ms_rdonly, ms_remount, ms_bind, ms_rec, ms_private = 1, 32, 4096, 16384, 1 << 18
+    libc.mount(None, b"/", None, ms_rec | ms_private, None)  # nothing propagates out
+    with open("/proc/self/mounts", encoding="utf-8") as fh:
+        points = [line.split()[1] for line in fh]
+    for point in points:  # best effort: /proc and the like may refuse
+        if point != "/tmp" and not point.startswith("/proc"):
+            try:  # the flags a remount must keep (nosuid, nodev, noexec, atime: locked)
+                have = os.statvfs(point).f_flag
+            except OSError:
+                continue
+            keep = (have & (2 | 4 | 8 | 1024 | 2048)) | (1 << 21 if have & 4096 else 0)
+            libc.mount(None, point.encode(), None, ms_remount | ms_bind | ms_rdonly | keep,
+                       None)
+    if libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"size=64m,mode=0700") != 0:
+        return f"mount /tmp: errno {ctypes.get_errno()}"
+    return ""
+
+
+def _scrub() -> None:
+    """Forget, in this forked run's memory, which implementation is what: every Impl's name,
+    role, kind, labs and source, every set's lists and every dict that names a role (the
+    job's description), so a test reaching into the process (frames, objects) finds nothing
+    that tells a chaff run from a wheat's."""
+    gc.unfreeze()  # preload froze the parent's objects: get_objects would not list them
+    for obj in gc.get_objects():
+        if isinstance(obj, Impl):
+            for name, blank in (("name", ""), ("role", ""), ("kind", ""), ("labs", ()),
+                                ("source", ""), ("path", None), ("faults", ())):
+                object.__setattr__(obj, name, blank)
+        elif isinstance(obj, ImplSet):
+            obj.name = ""
+            obj.wheats.clear()
+            obj.chaffs.clear()
+        elif isinstance(obj, dict) and "role" in obj:
+            obj.clear()
+    gc.freeze()  # as preload left it: collections skip the preloaded heap
+
+
 def _child(impl: Impl, args: list[str], rootdir: str, out: str, max_examples: int,
            workdir: str) -> None:
     """In the forked process: copy the tests to ``workdir`` (a run cannot leave anything for
     the next one in the test folder), load ``impl`` as minitorch.tensor, run pytest there, and
-    write the outcomes as JSON to ``out``."""
+    write the outcomes as JSON to ``out``. Every run gets the same arguments; with
+    :data:`ISOLATE`, its own /tmp (``workdir`` is then ``/tmp/run``) and a read-only job."""
     import shutil
 
-    copy = os.path.join(workdir, "tests")
-    shutil.copytree(rootdir, copy, ignore=shutil.ignore_patterns(
-        "__pycache__", ".hypothesis", ".pytest_cache", "*.bak*", ".*"))
+    result: dict = {"outcomes": {}, "problem": ""}
+    answer = open(out, "w", encoding="utf-8")  # noqa: SIM115 - both opened before
+    partial = open(out + ".partial", "w", encoding="utf-8")  # noqa: SIM115 - /tmp is replaced
+    try:
+        if ISOLATE:
+            why = _isolate()
+            if why:
+                result["problem"] = f"not isolated: {why}"
+            workdir = "/tmp/run"
+            os.makedirs(workdir, exist_ok=True)
+        copy = os.path.join(workdir, "tests")
+        shutil.copytree(rootdir, copy, ignore=shutil.ignore_patterns(
+            "__pycache__", ".hypothesis", ".pytest_cache", "*.bak*", ".*"))
+    except BaseException as err:  # noqa: BLE001 (the child reports whatever happened)
+        result["problem"] = (f"set-up: {type(err).__name__}: {err} "
+                             f"{result['problem']}")[:500]
+        with answer:
+            json.dump(result, answer)
+        return
     args = [copy + a[len(rootdir):] if a.startswith(rootdir) else a for a in args]
     rootdir = copy
     os.chdir(workdir)
@@ -341,7 +423,6 @@ def _child(impl: Impl, args: list[str], rootdir: str, out: str, max_examples: in
     # the caller's sys.stdout may be a capture of its own (pytest's): never write into it
     sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    result: dict = {"outcomes": {}, "problem": ""}
     try:
         from hypothesis import HealthCheck, settings
 
@@ -360,22 +441,33 @@ def _child(impl: Impl, args: list[str], rootdir: str, out: str, max_examples: in
         from minitorch_course import runner
 
         module = _load_module(impl)
-        collector = _Collector(open(out + ".partial", "w", encoding="utf-8"))  # noqa: SIM115
+        del impl
+        _scrub()
+        collector = _Collector(partial)
         with runner.using(module):
             pytest.main([*args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
                          "-p", "no:unraisableexception", "-p", "no:threadexception",
                          "-p", "no:logging", "-p", "no:faulthandler", "-p", "no:warnings",
                          "--import-mode=importlib", "--rootdir", rootdir, "-c", os.devnull,
-                         "-o", "python_files=test_*.py", "--no-header", "--assert=plain",
-                         *(["--maxfail=1"] if impl.role == "chaff" else [])],
+                         "-o", "python_files=test_*.py", "--no-header", "--assert=plain"],
                         plugins=[collector])
         result["outcomes"] = collector.outcomes
         if collector.errors:
             result["problem"] = "collection error: " + ", ".join(collector.errors)
     except BaseException as err:  # noqa: BLE001 (the child reports whatever happened)
         result["problem"] = f"{type(err).__name__}: {err}"[:500]
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(result, f)
+    with answer:
+        json.dump(result, answer)
+
+
+def _answer(path: str) -> dict | None:
+    """A finished run's answer, or None (a run that died before writing it whole)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) and "outcomes" in data else None
+    except (OSError, ValueError):
+        return None
 
 
 def _partial(path: str) -> dict[str, str]:
@@ -418,8 +510,7 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
                     try:
                         for fd in CHILD_CLOSES:
                             os.close(fd)
-                        workdir = os.path.join(tmp, f"run{index}")
-                        os.mkdir(workdir)
+                        workdir = tempfile.mkdtemp(dir=tmp)
                         _child(impl, args, str(rootdir), out, max_examples, workdir)
                     finally:
                         os._exit(0)
@@ -435,9 +526,7 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
                     os.waitpid(pid, 0)
                     runs[index] = Run(impls[index], _partial(out + ".partial"),
                                       f"timeout after {timeout:.0f} s", elapsed)
-                elif os.path.exists(out):
-                    with open(out, encoding="utf-8") as f:
-                        data = json.load(f)
+                elif (data := _answer(out)) is not None:
                     runs[index] = Run(impls[index], data["outcomes"], data["problem"], elapsed)
                 else:
                     runs[index] = Run(impls[index], _partial(out + ".partial"),
@@ -527,13 +616,17 @@ def grade_lab(folder: Path, lab: str, impls: ImplSet, **options) -> LabGrade:
     if not runnable:  # nothing that could count: no process started
         grade.seconds = round(time.perf_counter() - start, 2)
         return grade
-    # the first wheat alone, then the others on what survived it
-    first = run_many(impls.wheats[:1], [str(f) for f in runnable], folder, **options)
-    tests = sorted(first[0].outcomes)
-    survivors = [n for n in tests if first[0].passed(n)]
-    rest = (run_many(impls.wheats[1:], [str(folder / n) for n in survivors], folder, **options)
-            if survivors else [])
-    wheat_runs = first + rest
+    # every implementation, wheats and chaffs, in ONE call, in an order drawn from the OS's
+    # random source (no seed a test could read from memory and replay), on the same arguments
+    # (the files): nothing tells a run which kind it is; the verdicts are taken afterwards
+    import random
+
+    order = [*impls.wheats, *chaffs]
+    random.SystemRandom().shuffle(order)
+    runs = run_many(order, [str(f) for f in runnable], folder, **options)
+    by_impl = {id(run.impl): run for run in runs}
+    wheat_runs = [by_impl[id(w)] for w in impls.wheats]
+    tests = sorted(wheat_runs[0].outcomes)
     grade.tests = tests
     for run in wheat_runs:
         if run.problem:
@@ -544,14 +637,17 @@ def grade_lab(folder: Path, lab: str, impls: ImplSet, **options) -> LabGrade:
             grade.dropped[nodeid] = failing
         else:
             grade.valid.append(nodeid)
-    if grade.valid and chaffs:
-        args = [str(folder / nodeid) for nodeid in grade.valid]
-        for run in run_many(chaffs, args, folder, **options):
-            caught = (any(not run.passed(n) for n in grade.valid) if not run.problem
-                      else not run.problem.startswith("timeout"))
-            if run.problem:
-                grade.problems.append(f"{run.impl.name}: {run.problem}")
-            grade.kinds[run.impl.kind][0] += caught
+    for chaff in chaffs if grade.valid else ():
+        run = by_impl[id(chaff)]
+        timed_out = run.problem.startswith("timeout")
+        crashed = bool(run.problem) and not timed_out and not run.problem.startswith(
+            "not isolated")
+        caught = crashed or any(
+            run.outcomes.get(n) in ("failed", "error") if timed_out else not run.passed(n)
+            for n in grade.valid)
+        if run.problem:
+            grade.problems.append(f"{run.impl.name}: {run.problem}")
+        grade.kinds[run.impl.kind][0] += caught
     grade.seconds = round(time.perf_counter() - start, 2)
     return grade
 

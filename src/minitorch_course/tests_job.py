@@ -43,6 +43,8 @@ def main() -> None:
     from minitorch_course import examplar
 
     examplar.CHILD_CLOSES.append(answer.fileno())
+    examplar.ISOLATE = True  # each run: its own /tmp, the job read-only (a chaff run looks
+    #                          like a wheat's from inside)
     impls = examplar.ImplSet(job["set"], [], [])
     for item in job["impls"]:
         impl = examplar.Impl(str(item["name"]), str(item["role"]), str(item["kind"]),
