@@ -498,8 +498,11 @@ def test_the_worker_holds_no_mlp_curve(tmp_path):
     folder = record.worker_folder(REFERENCE, tmp_path / "w")
     assert not list(folder.rglob(record.mlp_checks.CURVE_PATH.name))
     assert not (folder / "minitorch" / "mlp.py").exists()
-    task = record.mlp_task("loss_curve", SEED, record.mlp_checks.expected_curves())
-    assert set(task["setting"]) == {"seed", "lr"}
+    curves = record.mlp_checks.expected_curves()
+    task = record.mlp_task("loss_curve", SEED, curves)
+    assert set(task["data"]) == {"params0", "X", "y", "batches", "lr", "steps"}  # inputs only
+    accuracy = record.mlp_task("accuracy", SEED, curves)["data"]
+    assert all(set(run) == {"seed", "X", "y", "X_val"} for run in accuracy["runs"])  # no target
 
 
 def test_a_worker_that_dies_costs_only_the_row_it_died_in(graded):
