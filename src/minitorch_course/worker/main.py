@@ -12,7 +12,8 @@ runs, ``guard`` installs an audit hook (PEP 578: it cannot be removed) that
 - refuses, and records, imports of autograd libraries (torch, jax, ...).
 
 The job comes on stdin as JSON: the inputs of every task (drawn by the instructor from the
-grading seed). The worker answers on stdout (what the learner's code prints goes to stderr) with the learner's outputs and gradients as
+grading seed) and each op's call as a program (``run_program``; the worker never imports the
+catalog), lab 05's inputs as arrays (``worker.mlp``). The worker answers on stdout (what the learner's code prints goes to stderr) with the learner's outputs and gradients as
 arrays, never with a verdict: the expected values and every comparison live in the
 instructor's process. Engine rows are the exception that proves the rule: their hand-built
 graphs need the course's engine cases, which run here, but what they observe (gradients,
