@@ -71,20 +71,6 @@ def _small_set() -> examplar.ImplSet:
     return examplar.ImplSet("small", full.wheats[:1], chaffs[:2])
 
 
-def test_a_forged_answer_earns_nothing(tmp_path):
-    """In the sandbox: the forger tried the job's other processes (its test ran and passed on
-    the wheat: nothing was writable, the answer pipe is closed in every forked run and the main
-    process is not dumpable), the job's own answer came back intact, and it earns nothing."""
-    impls = _small_set()
-    folder = _submission(tmp_path, textwrap.dedent(FORGER.format(
-        lab=LAB, kinds=impls.kinds_for(LAB))))
-    got = learner_tests.grade_tests(folder, impls, (LAB,))  # the sandbox, never unsafe here
-    assert not got.problem, got.problem  # nothing was appended to the answer
-    grade = got.grades[LAB]
-    assert grade.valid == ["test_elementwise.py::test_forge"], grade  # it fired, wrote nothing
-    assert got.score((LAB,)) == 0, grade.kinds
-
-
 def test_a_model_file_scores_in_the_sandbox(tmp_path):
     """The same path, sandboxed, with the model lab 01 file: every kind of the set caught."""
     impls = _small_set()
@@ -145,17 +131,37 @@ def test_the_memory():
 """
 
 
-def test_a_test_cannot_tell_a_chaff_run(tmp_path):
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> dict:
+    """ONE sandboxed job for both hostile files of lab 01 (the forger and the detectors):
+    each job costs about 15 s of make test."""
+    impls = _small_set()
+    folder = _submission(tmp_path_factory.mktemp("hostile"), textwrap.dedent(FORGER.format(
+        lab=LAB, kinds=impls.kinds_for(LAB))))
+    (folder / examplar.FOLDER / "test_broadcast_reverse.py").write_text(DETECTOR, "utf-8")
+    got = learner_tests.grade_tests(folder, impls, (LAB,))  # the sandbox, never unsafe here
+    return {"got": got, "grade": got.grades[LAB]}
+
+
+def test_a_forged_answer_earns_nothing(hostile):
+    """In the sandbox: the forger tried the job's other processes (its test ran and passed on
+    the wheat: nothing was writable, the answer pipe is closed in every forked run and the main
+    process is not dumpable), the job's own answer came back intact, and it earns nothing."""
+    got, grade = hostile["got"], hostile["grade"]
+    assert not got.problem, got.problem  # nothing was appended to the answer
+    assert "test_elementwise.py::test_forge" in grade.valid, grade  # it fired, wrote nothing
+    assert got.score((LAB,)) == 0, grade.kinds
+
+
+def test_a_test_cannot_tell_a_chaff_run(hostile):
     """In the sandbox every run gets the same arguments, a private /tmp, the job read-only,
     an order drawn at random and a memory that names no role: the detectors pass on the wheat
     and on every chaff (valid, each probe ran) and catch nothing."""
-    impls = _small_set()
-    folder = _submission(tmp_path, DETECTOR)
-    got = learner_tests.grade_tests(folder, impls, (LAB,))
+    got, grade = hostile["got"], hostile["grade"]
     assert not got.problem, got.problem
-    grade = got.grades[LAB]
     assert not grade.dropped, grade.dropped
-    assert sorted(n.split("::")[1] for n in grade.valid) == [
+    assert sorted(n.split("::")[1] for n in grade.valid
+                  if n.startswith("test_broadcast_reverse.py")) == [
         "test_a_mark_in_the_job", "test_a_mark_in_tmp", "test_arguments", "test_the_memory"], grade
     assert got.score((LAB,)) == 0, grade.kinds
     assert not grade.problems, grade.problems
