@@ -31,6 +31,7 @@ import ast
 import gc
 import hashlib
 import json
+import math
 import os
 import signal
 import sys
@@ -54,7 +55,10 @@ LAB_FILES: dict[str, tuple[str, ...]] = {
     "04-gradcheck-and-properties": ("test_properties.py", "test_gradcheck.py"),
 }
 ALL_FILES: tuple[str, ...] = tuple(f for files in LAB_FILES.values() for f in files)
-TIMEOUT = 60.0  # seconds for one implementation's run of one lab's tests
+TIMEOUT = 60.0  # seconds of CPU time for one implementation's run of one lab's tests (CPU,
+#                 not wall: on a loaded machine a run waits for a core without spending any)
+WALL_FACTOR = 5  # a run that spends no CPU (a test blocked on a read) is stopped after
+#                  WALL_FACTOR x TIMEOUT seconds of wall time
 CHILD_CLOSES: list[int] = []  # file descriptors a forked run closes before any test runs (the
 #                               score of record's answer pipe: no test may write into it)
 MAX_EXAMPLES = 20  # Hypothesis examples per property while grading (derandomised)
@@ -396,11 +400,25 @@ def _partial(path: str) -> dict[str, str]:
     return {n: "timeout" if s == "running" else s for n, s in outcomes.items()}
 
 
+def _limit_cpu(seconds: float) -> None:
+    """In a forked run: SIGXCPU after ``seconds`` of CPU time (SIGKILL two seconds later), and
+    no core file when it comes."""
+    import resource
+
+    soft, hard = max(1, math.ceil(seconds)), seconds + 2
+    _, ceiling = resource.getrlimit(resource.RLIMIT_CPU)  # a sandbox's own limit stays
+    if ceiling != resource.RLIM_INFINITY:
+        soft, hard = min(soft, ceiling), min(soft + 2, ceiling)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, math.ceil(hard)))
+
+
 def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
              timeout: float = TIMEOUT, jobs: int | None = None,
              max_examples: int = MAX_EXAMPLES) -> list[Run]:
     """Run the tests ``args`` (paths or node ids) against each implementation, each in its own
-    forked process, ``jobs`` at a time."""
+    forked process, ``jobs`` at a time, each stopped after ``timeout`` seconds of CPU time
+    (``WALL_FACTOR`` times that of wall time if it spends none)."""
     preload()
     jobs = jobs or max(1, min(len(os.sched_getaffinity(0)), 4))
     runs: dict[int, Run] = {}
@@ -418,6 +436,7 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
                     try:
                         for fd in CHILD_CLOSES:
                             os.close(fd)
+                        _limit_cpu(timeout)
                         workdir = os.path.join(tmp, f"run{index}")
                         os.mkdir(workdir)
                         _child(impl, args, str(rootdir), out, max_examples, workdir)
@@ -428,13 +447,17 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
             for pid, (index, start, out) in list(active.items()):
                 done, status = os.waitpid(pid, os.WNOHANG)
                 elapsed = time.monotonic() - start
-                if done == 0 and elapsed < timeout:
+                if done == 0 and elapsed < timeout * WALL_FACTOR:
                     continue
                 if done == 0:
                     os.kill(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
                     runs[index] = Run(impls[index], _partial(out + ".partial"),
-                                      f"timeout after {timeout:.0f} s", elapsed)
+                                      f"timeout after {elapsed:.0f} s of wall time", elapsed)
+                elif os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU,
+                                                                        signal.SIGKILL):
+                    runs[index] = Run(impls[index], _partial(out + ".partial"),
+                                      f"timeout after {timeout:.0f} s of CPU time", elapsed)
                 elif os.path.exists(out):
                     with open(out, encoding="utf-8") as f:
                         data = json.load(f)
