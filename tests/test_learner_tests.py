@@ -169,6 +169,82 @@ def test_a_wheat_that_is_wrong_drops_the_tests_that_catch_it(course_set):
     assert any("kink" in test for test in g.dropped)
 
 
+LAB02 = "02-reductions-and-shapes"
+EVERY_METHOD = {op.method for op in OPS} | {"backward", "unbroadcast"}
+
+
+@pytest.mark.parametrize("route", ["course", "faults"])
+def test_lab02_tests_that_miss_a_transpose_or_cat_bug_lose_those_kinds(course_set, route,
+                                                                       monkeypatch):
+    """A lab 02 suite that transposes only two axes and concatenates only pieces of equal size
+    let a backward applying the permutation instead of its inverse and a cat cut into equal
+    pieces through, yet scored 4/4 kinds (stop 34's outsider): both are kinds of their own now,
+    in the course's set and among the faults, and the feedback names them."""
+    impls = (course_set if route == "course"
+             else examplar.fault_set(str(runner.REFERENCE_FILE), EVERY_METHOD))
+    g = examplar.grade_lab(PROOF / "weak", LAB02, impls)
+    assert g.tests and g.valid == g.tests and not g.problems, g.to_dict()
+    assert {"permutation", "uneven-pieces"} <= set(g.missed), g.kinds
+    assert {"axis", "ties", "repeated-indices", "grad-shape"} <= set(g.caught), g.kinds
+    for lang in i18n.LANGUAGES:
+        monkeypatch.setenv(i18n.ENV, lang)
+        text = "\n".join(examplar.feedback(g))
+        assert all(examplar.kind_missed(k) in text for k in ("permutation", "uneven-pieces"))
+    model = examplar.grade_lab(PROOF / "model", LAB02, impls)
+    assert model.missed == [] and not model.dropped, model.kinds
+
+
+def test_a_test_calling_an_op_not_written_yet_says_so_and_claims_no_kind_untested(
+        tmp_path, monkeypatch):
+    """On the learner's own half-written tensor.py (the in-kernel route), a lab 01 test that
+    reduces with .sum() (lab 02, not written yet) was dropped as "fails on a correct
+    implementation... random without a seed?", and the kind it does test was then reported as
+    never tested (stop 34's outsider)."""
+    anchor = '"""Σ over ``axis`` (int, tuple or None = all). (...) -> reduced shape."""\n'
+    reference = runner.REFERENCE_FILE.read_text(encoding="utf-8")
+    assert reference.count(anchor) == 1
+    partial = tmp_path / "tensor.py"
+    partial.write_text(reference.replace(anchor, anchor + (
+        '        raise NotImplementedError("Tensor.sum: aún sin escribir / not written yet '
+        '(notebooks/02-reductions-and-shapes.ipynb)")\n')), encoding="utf-8")
+    folder = tmp_path / "my_tests"
+    folder.mkdir()
+    (folder / "test_broadcast_reverse.py").write_text(
+        "import numpy as np\nimport pytest\n\nimport minitorch as mt\n\n\n"
+        "def test_leading_axis_summed_with_sum():\n"
+        "    a = mt.Tensor(np.ones(3), requires_grad=True)\n"
+        "    (a * mt.Tensor(np.ones((4, 3)))).sum().backward()\n"
+        "    assert a.grad.tolist() == [4.0, 4.0, 4.0]\n\n\n"
+        "def test_product_with_a_random_upstream():\n"
+        "    g = np.array([0.5, -2.0])\n"
+        "    a, b = mt.Tensor([1.0, 2.0], requires_grad=True), mt.Tensor([3.0, 4.0])\n"
+        "    (a * b).backward(g)\n"
+        "    assert np.allclose(a.grad, g * [3.0, 4.0])\n\n\n"
+        "def test_my_own_unfinished_test():\n"
+        "    raise NotImplementedError('later')\n", encoding="utf-8")
+    impls = examplar.fault_set(str(partial), EVERY_METHOD - {"sum", "mean"})
+    g = examplar.grade_lab(folder, LAB01, impls)
+    waiting = "test_broadcast_reverse.py::test_leading_axis_summed_with_sum"
+    mine = "test_broadcast_reverse.py::test_my_own_unfinished_test"
+    assert set(g.dropped) == {waiting, mine} and g.unwritten == {waiting: "Tensor.sum"}, g
+    assert "broadcast-leading" in g.missed
+    for lang in i18n.LANGUAGES:
+        monkeypatch.setenv(i18n.ENV, lang)
+        lines = examplar.feedback(g)
+        said = next(line for line in lines if waiting in line)
+        assert "Tensor.sum" in said and "NotImplementedError" in said, said
+        assert i18n.t("{test} fails on a correct implementation, so it does not count (is its "
+                      "expected value right? is it random without a seed?)", test=waiting) \
+            not in said
+        assert any(mine in line and line != said for line in lines)  # a failure like any other
+        leading = next(line for line in lines if examplar.kind_label("broadcast-leading") in line)
+        assert leading.strip() != i18n.t(
+            "✗ {label} ({caught}/{total}): {advice}", label=examplar.kind_label("broadcast-leading"),
+            caught=0, total=1, advice=examplar.kind_missed("broadcast-leading")), leading
+    monkeypatch.setenv(i18n.ENV, "es")
+    assert "aleatorio" not in next(line for line in examplar.feedback(g) if waiting in line)
+
+
 # ---------------------------------------------------------------- the in-kernel route
 def test_boundary_faults_on_the_learners_own_implementation():
     every = {op.method for op in OPS} | {"backward", "unbroadcast"}

@@ -46,7 +46,7 @@ from minitorch_course.i18n import _, t
 
 FOLDER = "my_tests"  # the learner's test folder (the course's own tests live in tests/)
 COMMAND = "python -m pytest my_tests"  # how the learner runs them (the documented command)
-LAB_FILES: dict[str, tuple[str, ...]] = {
+LAB_FILES: dict[str, tuple[str, ...]] = {  # the labs of catalog.MY_TESTS_CELLS
     "00-tensor-skeleton": ("test_tensor_skeleton.py",),
     "01-elementwise-ops": ("test_elementwise.py", "test_broadcast_reverse.py"),
     "02-reductions-and-shapes": ("test_reductions.py", "test_shape_ops.py"),
@@ -68,7 +68,7 @@ def N_(msgid: str) -> str:  # noqa: N802 (gettext's name): marks a table string 
     return msgid
 
 
-LAB_TITLES = {**LABS, "04-gradcheck-and-properties": N_("Lab 04: gradcheck and property tests")}
+LAB_TITLES = LABS  # catalog.LABS: the one list of labs and their titles
 
 # What a test suite must do to catch each kind of chaff: the label, and the sentence a learner
 # reads when their tests let that kind through (never the wrong code itself).
@@ -105,6 +105,10 @@ TEST_KINDS: dict[str, tuple[str, str]] = {
     "permutation": (N_("non-trivial permutations"), N_(
         "No test transposes with a permutation that is not its own inverse, such as (1, 2, "
         "0) on three axes."),),
+    "uneven-pieces": (N_("pieces of different sizes"), N_(
+        "No test concatenates pieces of different sizes ((2, 5) with (3, 5)) and checks each "
+        "input's gradient: with pieces of equal size, a backward that cuts g at the wrong "
+        "places still passes."),),
     "non-square": (N_("non-square matrices"), N_(
         "No matmul test uses non-square matrices with a random upstream gradient: (4, 5) @ "
         "(5, 3) tells a missing transpose apart."),),
@@ -278,6 +282,23 @@ def preload() -> None:
     _PRELOADED = True
 
 
+UNWRITTEN = "unwritten:"  # a run's status for a test that met an op raising NotImplementedError
+
+
+def _unwritten_op(report) -> str | None:
+    """The op a failed test met unwritten: the NotImplementedError raised inside the
+    implementation under test (its code is compiled as "tensor.py"), e.g. the stub's
+    "Tensor.sum: aún sin escribir / not written yet (...)" -> "Tensor.sum"; None otherwise (a
+    NotImplementedError the test raised itself is a failure like any other)."""
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    message = str(getattr(crash, "message", ""))
+    if not message.startswith("NotImplementedError") \
+            or os.path.basename(str(getattr(crash, "path", ""))) != "tensor.py":
+        return None
+    detail = message.removeprefix("NotImplementedError").lstrip(": ").strip()
+    return detail.split(":", 1)[0].strip()[:80]
+
+
 class _Collector:
     """A pytest plugin recording each test's outcome (setup and teardown errors count), each
     one also appended to ``stream`` as it happens: a run killed at its time limit still tells
@@ -292,6 +313,9 @@ class _Collector:
         if report.when == "call" or report.outcome != "passed":
             if report.failed:
                 status = "failed" if report.when == "call" else "error"
+                op = _unwritten_op(report)
+                if op is not None:
+                    status = UNWRITTEN + op
             else:
                 status = report.outcome
             if self.outcomes.get(report.nodeid) in (None, "passed"):
@@ -479,6 +503,8 @@ class LabGrade:
     tests: list[str] = field(default_factory=list)  # every test collected on the wheats
     valid: list[str] = field(default_factory=list)  # pass on every wheat, not flagged
     dropped: dict[str, str] = field(default_factory=dict)  # test -> the wheat it failed on
+    unwritten: dict[str, str] = field(default_factory=dict)  # dropped test -> the op it met
+    #                                          not written yet (NotImplementedError), "" unnamed
     flagged: dict[str, list[str]] = field(default_factory=dict)  # file -> suspicious means
     kinds: dict[str, list[int]] = field(default_factory=dict)  # kind -> [caught, chaffs]
     problems: list[str] = field(default_factory=list)  # maintainers' notes (timeouts...)
@@ -501,7 +527,8 @@ class LabGrade:
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("lab", "files", "tests", "valid", "dropped",
-                                              "flagged", "kinds", "problems", "seconds")}
+                                              "unwritten", "flagged", "kinds", "problems",
+                                              "seconds")}
 
     @classmethod
     def from_dict(cls, data: dict) -> LabGrade:
@@ -562,9 +589,12 @@ def grade_lab(folder: Path, lab: str, impls: ImplSet, **options) -> LabGrade:
         if run.problem:
             grade.problems.append(f"{run.impl.name}: {run.problem}")
     for nodeid in tests:
-        failing = next((r.impl.name for r in wheat_runs if not r.passed(nodeid)), None)
+        failing = next((r for r in wheat_runs if not r.passed(nodeid)), None)
         if failing is not None:
-            grade.dropped[nodeid] = failing
+            grade.dropped[nodeid] = failing.impl.name
+            status = failing.outcomes.get(nodeid, "")
+            if status.startswith(UNWRITTEN):
+                grade.unwritten[nodeid] = status.removeprefix(UNWRITTEN)
         else:
             grade.valid.append(nodeid)
     if grade.valid and chaffs:
@@ -643,13 +673,26 @@ def feedback(g: LabGrade) -> list[str]:
                               "recognises an implementation instead of testing what it does",
                               file=name, means=", ".join(means)))
     for nodeid in g.dropped:
-        lines.append("  " + t("{test} fails on a correct implementation, so it does not count "
-                              "(is its expected value right? is it random without a seed?)",
-                              test=nodeid))
+        if nodeid in g.unwritten:
+            lines.append("  " + t("{test} does not count yet: it calls {op}, which your "
+                                  "tensor.py does not implement yet (NotImplementedError); it "
+                                  "counts once that op is written",
+                                  test=nodeid, op=g.unwritten[nodeid] or _("an operation")))
+        else:
+            lines.append("  " + t("{test} fails on a correct implementation, so it does not "
+                                  "count (is its expected value right? is it random without a "
+                                  "seed?)", test=nodeid))
     for kind in g.missed:
         caught, total = g.kinds[kind]
-        lines.append("  " + t("✗ {label} ({caught}/{total}): {advice}", label=kind_label(kind),
-                              caught=caught, total=total, advice=kind_missed(kind)))
+        if g.unwritten:  # the tests waiting for an op may well test this kind: no claim
+            lines.append("  " + t("✗ {label} ({caught}/{total}): not caught by the tests that "
+                                  "count now; if none of your tests waiting for an unwritten "
+                                  "op does it either: {advice}", label=kind_label(kind),
+                                  caught=caught, total=total, advice=kind_missed(kind)))
+        else:
+            lines.append("  " + t("✗ {label} ({caught}/{total}): {advice}",
+                                  label=kind_label(kind), caught=caught, total=total,
+                                  advice=kind_missed(kind)))
     for kind in g.caught:
         lines.append("  " + t("✓ {label}", label=kind_label(kind)))
     return lines
