@@ -29,8 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the round trip's submission helpers, not duplicated
 
-from test_nbgrader_roundtrip import REFERENCE, _answered  # noqa: E402
+from conftest import Submissions  # noqa: E402
 
+from minitorch_authoring.repository import REFERENCE  # noqa: E402
 from minitorch_grading import course  # noqa: E402
 
 ASSIGNMENT = course.ASSIGNMENT
@@ -113,7 +114,7 @@ def submit(course_dir: Path, release: Path, student: str, tensor: str | None, sp
         if "only" in spec and not nb.name.startswith(spec["only"]):
             nb.unlink()
         elif spec.get("answered"):
-            nb.write_text(_answered(nb, course.SOURCE_NOTEBOOKS / nb.name), encoding="utf-8")
+            nb.write_text(Submissions.answered(nb, course.SOURCE_NOTEBOOKS / nb.name), encoding="utf-8")
     if tensor is None:
         (dest / course.GRADED_FILE).unlink()
     else:

@@ -169,6 +169,38 @@ def test_a_wheat_that_is_wrong_drops_the_tests_that_catch_it(course_set):
     assert any("kink" in test for test in g.dropped)
 
 
+def test_following_the_paths_advice_catches_its_kind_and_a_leaf_diamond_does_not(course_set,
+                                                                                  tmp_path):
+    """The 'paths' advice once read "y = x * x, or a diamond a -> b, c -> d": a suite doing
+    exactly that (the diamond's top a leaf) let a topological sort without a visited set
+    through (found by a suite written as an outsider). The advice's examples now catch the
+    kind; the old ones still miss it."""
+    advice = examplar.TEST_KINDS["paths"][1]
+    assert "y = x * x" in advice and "h = x * 3; y = h * 2 + h * 5" in advice
+    head = "import numpy as np\n\nimport minitorch as mt\n\n\n"
+    square = ("def test_square():\n"
+              "    x = mt.Tensor(np.array([2.0, -1.0]), requires_grad=True)\n"
+              "    (x * x).backward(np.array([1.0, 0.5]))\n"
+              "    assert np.allclose(x.grad, [4.0, -1.0])\n\n\n")
+    advised = ("def test_intermediate_node_on_two_paths():\n"
+               "    x = mt.Tensor(np.array([1.0, 2.0]), requires_grad=True)\n"
+               "    h = x * 3.0\n"
+               "    (h * 2.0 + h * 5.0).backward(np.array([1.0, -1.0]))\n"
+               "    assert np.allclose(x.grad, [21.0, -21.0])\n")
+    leaf = ("def test_leaf_diamond():\n"
+            "    a = mt.Tensor(np.array([1.5]), requires_grad=True)\n"
+            "    (a * 2.0 * (a * 3.0)).backward(np.array([1.0]))\n"
+            "    assert np.allclose(a.grad, [18.0])\n")
+    kinds = {}
+    for name, body in (("advised", advised), ("leaf", leaf)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "test_tensor_skeleton.py").write_text(head + square + body)
+        g = examplar.grade_lab(tmp_path / name, "00-tensor-skeleton", course_set)
+        assert g.valid == g.tests and len(g.tests) == 2, g.to_dict()
+        kinds[name] = g.kinds["paths"]
+    assert kinds["advised"][0] == kinds["advised"][1] > kinds["leaf"][0], kinds
+
+
 LAB02 = "02-reductions-and-shapes"
 EVERY_METHOD = {op.method for op in OPS} | {"backward", "unbroadcast"}
 

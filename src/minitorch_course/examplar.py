@@ -122,8 +122,9 @@ TEST_KINDS: dict[str, tuple[str, str]] = {
         "No cross-entropy test uses a batch of several rows and compares the gradient: the "
         "mean over the batch divides it by N."),),
     "paths": (N_("a node reached along two paths"), N_(
-        "No test uses a node twice (y = x * x, or a diamond a -> b, c -> d): the gradients of "
-        "both paths must add up."),),
+        "No test sends gradients to a node along two paths: y = x * x (both must add up in "
+        "x), and an intermediate node used by two different later nodes (h = x * 3; y = h * 2 "
+        "+ h * 5: h must collect both gradients before passing them on)."),),
     "accumulate-calls": (N_("backward called twice"), N_(
         "No test calls backward twice on new graphs without zero_grad: a leaf's .grad must "
         "accumulate."),),
