@@ -339,3 +339,19 @@ def test_the_time_limit_counts_cpu_time_not_a_loaded_machines_wait(course_set, t
     g = examplar.grade_lab(tmp_path, LAB01, course_set, timeout=2)
     assert g.valid == g.tests and len(g.tests) == 1 and not g.dropped, g.to_dict()
     assert not any("timeout" in p for p in g.problems), g.problems
+
+
+def test_the_class_benchmark_imports_and_hands_in_proof_sets_that_exist():
+    """`make class-bench` grades honest learners' model tests and the tanh mistake's weak ones
+    (benchmarks/class_run.py failed at import once, unnoticed: no test loaded it)."""
+    import importlib.util
+
+    from minitorch_authoring.repository import ROOT as REPO
+
+    spec = importlib.util.spec_from_file_location("class_run", REPO / "benchmarks" / "class_run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    handed_in = {v[2]["tests"] for _, variants in module.kinds("ref", "stub").values()
+                 for v in variants if "tests" in v[2]}
+    assert handed_in == {"model", "weak"}
+    assert all(list((module.PROOF_SETS / name).glob("test_*.py")) for name in handed_in)
