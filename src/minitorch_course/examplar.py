@@ -470,7 +470,7 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
                 active[pid] = (index, time.monotonic(), out)
             time.sleep(0.01)
             for pid, (index, start, out) in list(active.items()):
-                done, status = os.waitpid(pid, os.WNOHANG)
+                done, status, usage = os.wait4(pid, os.WNOHANG)
                 elapsed = time.monotonic() - start
                 if done == 0 and elapsed < timeout * WALL_FACTOR:
                     continue
@@ -479,8 +479,9 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
                     os.waitpid(pid, 0)
                     runs[index] = Run(impls[index], _partial(out + ".partial"),
                                       f"timeout after {elapsed:.0f} s of wall time", elapsed)
-                elif os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU,
-                                                                        signal.SIGKILL):
+                elif os.WIFSIGNALED(status) and (
+                        os.WTERMSIG(status) == signal.SIGXCPU or os.WTERMSIG(status)
+                        == signal.SIGKILL and usage.ru_utime + usage.ru_stime >= timeout):
                     runs[index] = Run(impls[index], _partial(out + ".partial"),
                                       f"timeout after {timeout:.0f} s of CPU time", elapsed)
                 elif os.path.exists(out):
@@ -636,7 +637,7 @@ def cached_grade(folder: Path, lab: str, impls: ImplSet, cache: Path,
                  set_digest: str | None = None, **options) -> LabGrade:
     """``grade_lab``, remembered in ``cache`` (JSON) by the hash of the lab's files and of the
     implementation set: an unchanged lab costs nothing."""
-    key = f"{lab}:{files_digest(folder, lab)}:{set_digest or impls.digest()}"
+    key = f"{lab}:{files_digest(folder, lab)}:{set_digest or impls.digest()}:{CACHE_VERSION}"
     try:
         stored = json.loads(cache.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -736,6 +737,7 @@ def course_set() -> ImplSet | None:
 
 
 # ---------------------------------------------------------------- the learner's front ends
+CACHE_VERSION = 2  # raised when a stored grade's meaning changes (2: tests waiting for an op)
 CACHE_NAME = ".grades.json"  # in the learner's test folder (ignored by git and nbgrader)
 
 
