@@ -122,9 +122,9 @@ TEST_KINDS: dict[str, tuple[str, str]] = {
         "No cross-entropy test uses a batch of several rows and compares the gradient: the "
         "mean over the batch divides it by N."),),
     "paths": (N_("a node reached along two paths"), N_(
-        "No test sends gradients to a node along two paths: y = x * x (both must add up in "
-        "x), and an intermediate node used by two different later nodes (h = x * 3; y = h * 2 "
-        "+ h * 5: h must collect both gradients before passing them on)."),),
+        "A node reached along two paths needs both cases tested: y = x * x (both gradients "
+        "add up in x), and an intermediate node used by two different later nodes (h = x * 3; "
+        "y = h * 2 + h * 5: h must collect both gradients before passing them on)."),),
     "accumulate-calls": (N_("backward called twice"), N_(
         "No test calls backward twice on new graphs without zero_grad: a leaf's .grad must "
         "accumulate."),),
