@@ -29,11 +29,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the round trip's submission helpers, not duplicated
 
-from test_nbgrader_roundtrip import REFERENCE, _answered  # noqa: E402
+from conftest import Submissions  # noqa: E402
 
+from minitorch_authoring.repository import REFERENCE  # noqa: E402
 from minitorch_grading import course  # noqa: E402
 
 ASSIGNMENT = course.ASSIGNMENT
+PROOF_SETS = ROOT / "solutions" / "learner_tests"  # honest learners hand in the model tests
 ADD = 'return Tensor._make(self.data + other.data, (self, other), "add", _backward)'
 MUL = 'return Tensor._make(a * b, (self, other), "mul", _backward)'
 # a topological sort that never ends: a visited node is pushed back instead of skipped (any
@@ -48,13 +50,14 @@ def _loop_before(line: str) -> str:
     return f"while True:\n            pass\n        {line}"
 
 
-# kind -> (share of the class, variants); each variant: (name, tensor.py, notebook edits)
+# kind -> (share of the class, variants); each variant: (name, tensor.py, notebook edits and
+# "tests": the proof set of learner tests handed in, graded by the score of record)
 def kinds(reference: str, stub: str) -> dict[str, tuple[int, list[tuple[str, str, dict]]]]:
     """The mix of a class of 40: variants cycle within each kind."""
     return {
-        "honest": (14, [("ref", reference, {"answered": True})]),
+        "honest": (14, [("ref", reference, {"answered": True, "tests": "model"})]),
         "partial": (8, [
-            ("tanh-mistake", reference.replace(*TANH), {"answered": True}),
+            ("tanh-mistake", reference.replace(*TANH), {"answered": True, "tests": "weak"}),
             ("labs-0-3", reference, {"answered": True,
                                      "only": ("00-", "01-", "02-", "03-")}),
             ("stub-quiz", stub, {"answered": True}),
@@ -111,11 +114,14 @@ def submit(course_dir: Path, release: Path, student: str, tensor: str | None, sp
         if "only" in spec and not nb.name.startswith(spec["only"]):
             nb.unlink()
         elif spec.get("answered"):
-            nb.write_text(_answered(nb, course.SOURCE_NOTEBOOKS / nb.name), encoding="utf-8")
+            nb.write_text(Submissions.answered(nb, course.SOURCE_NOTEBOOKS / nb.name), encoding="utf-8")
     if tensor is None:
         (dest / course.GRADED_FILE).unlink()
     else:
         (dest / course.GRADED_FILE).write_text(tensor, encoding="utf-8")
+    if "tests" in spec:  # the learner's own tests (issue 29): a proof set of solutions/
+        for path in sorted((PROOF_SETS / spec["tests"]).glob("test_*.py")):
+            shutil.copyfile(path, dest / "my_tests" / path.name)
     if "edit" in spec:
         prefix, grade_id, how = spec["edit"]
         _edit(next(dest.glob(f"{prefix}*.ipynb")), grade_id, how)

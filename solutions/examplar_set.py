@@ -154,6 +154,7 @@ CHAFFS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("reshape_backward_flattens", "grad-shape", (L02,)),
     ("transpose_inverse_is_perm", "permutation", (L02,)),
     ("getitem_assigns_repeated_indices", "repeated-indices", (L02,)),
+    ("cat_pieces_cut_at_wrong_offsets", "uneven-pieces", (L02,)),
     ("matmul_grad_b_not_transposed", "non-square", (L03,)),
     ("matmul_T_reverses_batch_axes", "batch-axes", (L03,)),
     ("softmax_without_sum_term", "local-derivative", (L03,)),

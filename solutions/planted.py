@@ -165,6 +165,11 @@ PLANTS: dict[str, Plant] = {
             "inverse = tuple(np.argsort(perm))", "inverse = perm"),),
             what="transpose's backward applies the same permutation instead of its "
                  "inverse"),
+    "cat_pieces_cut_at_wrong_offsets": Plant("Tensor.cat", ("cat",), ((
+        "return tuple(np.split(g, splits, axis=axis))",
+        "return tuple(np.array_split(g, len(tensors), axis=axis))"),),
+        what="cat's backward cuts g into pieces of equal size instead of at the inputs' "
+             "offsets"),
     "getitem_assigns_repeated_indices": Plant("Tensor.getitem", ("getitem",), ((
         "np.add.at(full, index, g)", "full[index] = g"),),
         what="getitem's backward assigns full[index] = g: repeated indices keep "

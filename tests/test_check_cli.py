@@ -15,7 +15,7 @@ from conftest import run_report
 
 from minitorch_authoring import stubgen
 from minitorch_course import check as check_cli
-from minitorch_course.catalog import ENGINE_ROWS, LABS, MLP_CELLS, OPS, lab_points
+from minitorch_course.catalog import ENGINE_ROWS, LABS, MLP_CELLS, MY_TESTS_CELLS, OPS, lab_points
 
 ROOT = Path(__file__).resolve().parents[1]
 # the catalog's rows, and lab 05's rows: the MLP file's two checks
@@ -70,6 +70,21 @@ def test_stub_shows_every_row_not_started(stub_file):
         assert "not started" in line and "✗" not in line, line
     assert f"0 of {len(ROWS)} rows pass" in out and f"{len(ROWS)} not started" in out
     assert "Traceback" not in out and "\033[" not in out  # no crash, no colour off a TTY
+
+
+def test_lab04_has_its_group_and_the_tests_cells_say_the_record_grades_them(stub_file):
+    """Lab 04 (no op of its own) had no group, so its 8 points were missing from the total, and
+    the my_tests cells, which only the score of record grades, read "graded in the notebook
+    only"."""
+    code, out = run("--impl", str(stub_file), "--examples", "1")
+    lab = "04-gradcheck-and-properties"
+    assert lab_points(lab) > 0 and re.search(
+        re.escape(LABS[lab]) + rf" +0/{lab_points(lab)} points", out), out
+    assert f"Total: 0/{sum(lab_points(lab) for lab in LABS)} points" in out
+    for cell in MY_TESTS_CELLS.values():
+        name = cell.grade_id.removeprefix("check_")
+        line = next(line for line in out.splitlines() if line.split()[:1] == [name])
+        assert "notebook only" not in line and "score of record" in line, line
 
 
 def test_reference_is_all_pass():

@@ -28,12 +28,14 @@ from minitorch_course.i18n import _
 
 Shape = tuple[int, ...]
 
-# each lab's title: English message ids, shown translated (minitorch_course.i18n)
+# each lab's title: English message ids, shown translated (minitorch_course.i18n). THE list of
+# labs: make check's groups, the learner's tests (examplar.LAB_FILES), the cells below.
 LABS = {
     "00-tensor-skeleton": "Lab 00: the tensor's skeleton",
     "01-elementwise-ops": "Lab 01: elementwise operations",
     "02-reductions-and-shapes": "Lab 02: reductions and shapes",
     "03-matmul-softmax-ce": "Lab 03: matmul, softmax and cross-entropy",
+    "04-gradcheck-and-properties": "Lab 04: gradcheck and property tests",
     "05-mlp-grammar": "Lab 05: an MLP on the grammatical grid",
     "06-extension-silu": "Lab 06: the silu extension",
 }
@@ -1176,6 +1178,16 @@ class Cell:
 NOTEBOOK_ONLY_CELLS: tuple[Cell, ...] = (
     Cell("check_exercise_shapes", "00-tensor-skeleton", 1, what="the gradient-shapes exercise"),
     Cell("check_silu_prima", "06-extension-silu", 1, what="silu's derivative by hand"),
+    # lab 04: predict-then-run answers (minitorch_course.quiz.EXERCISES) and the course's own
+    # gradcheck and property checks over ops of labs 01-03 (their rows are those labs' points)
+    Cell("check_prediccion_curva_u", "04-gradcheck-and-properties", 1,
+         what="the U-curve of eps"),
+    Cell("check_prediccion_sum", "04-gradcheck-and-properties", 1,
+         what="a random upstream gradient"),
+    Cell("check_gradcheck", "04-gradcheck-and-properties", 2,
+         what="gradcheck on ops of labs 01-03"),
+    Cell("check_property", "04-gradcheck-and-properties", 2,
+         what="property tests of add and mul"),
 ) + tuple(  # predict, then run: one graded answer cell per exercise (minitorch_course.exercises)
     Cell(answer_cell(name), exercise.lab, 1, what=exercise.title)
     for name, exercise in EXERCISES.items()
@@ -1200,8 +1212,7 @@ MY_TESTS_POINTS = 2
 MY_TESTS_CELLS: dict[str, Cell] = {  # lab -> its cell
     lab: Cell(f"check_my_tests_{lab[:2]}", lab, MY_TESTS_POINTS,
               what="your tests: the kinds of mistake they catch")
-    for lab in ("00-tensor-skeleton", "01-elementwise-ops", "02-reductions-and-shapes",
-                "03-matmul-softmax-ce", "04-gradcheck-and-properties")
+    for lab in list(LABS)[:5]  # labs 00-04 (lab 05 on asks for code, not tests)
 }
 
 

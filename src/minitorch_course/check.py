@@ -34,7 +34,15 @@ import time
 from pathlib import Path
 
 from minitorch_course import done, messages, oracle_cache, quiz, runner, typecheck
-from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, MLP_CELLS, lab_points
+from minitorch_course.catalog import (
+    BY_NAME,
+    CELLS,
+    ENGINE_BY_NAME,
+    LABS,
+    MLP_CELLS,
+    MY_TESTS_CELLS,
+    lab_points,
+)
 from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport, telling
 
@@ -88,17 +96,18 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
         if mlp is not None and any(c.lab == lab for c in MLP_CELLS.values()):
             out.extend(mlp_block(mlp, style, name_w, col_w))
             continue
-        if not lab_rows:
-            continue
         notebook_only = [c for c in CELLS if c.lab == lab and not c.rows
                          and c.grade_id not in mlp_ids] if whole else []
+        if not lab_rows and not notebook_only:  # lab 04 has cells but no rows of its own
+            continue
         earned = sum(r.earned(GRADED) for r in lab_rows)
         possible = lab_points(lab) if whole else sum(r.points for r in lab_rows)
         title = _(title)
         points = t("{earned}/{possible} points", earned=earned, possible=possible)
         out.append(title + points.rjust(max(1, WIDTH - len(title))))
-        out.append("  " + "".ljust(name_w) + "".join(messages.word(c).ljust(col_w)
-                                                      for c in COLUMNS) + _("points"))
+        if lab_rows:
+            out.append("  " + "".ljust(name_w) + "".join(messages.word(c).ljust(col_w)
+                                                          for c in COLUMNS) + _("points"))
         room = col_w * len(COLUMNS)
         for r in lab_rows:
             pts = f"{r.earned(GRADED)}/{r.points}"
@@ -113,7 +122,10 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
             out.append("  " + r.row.ljust(name_w) + cells + pts)
         for cell in notebook_only:
             name = cell.grade_id.removeprefix("check_")
-            note = t("(graded in the notebook only) {what}", what=_(cell.what))[: room - 1]
+            if cell in MY_TESTS_CELLS.values():  # the score of record's, never the notebook's
+                note = _("(score of record only) your tests: kinds caught below")[: room - 1]
+            else:
+                note = t("(graded in the notebook only) {what}", what=_(cell.what))[: room - 1]
             out.append("  " + name.ljust(name_w) + style.paint(note.ljust(room), "2")
                        + f"?/{cell.points}")
         for r in lab_rows:

@@ -31,6 +31,7 @@ import ast
 import gc
 import hashlib
 import json
+import math
 import os
 import signal
 import sys
@@ -45,7 +46,7 @@ from minitorch_course.i18n import _, t
 
 FOLDER = "my_tests"  # the learner's test folder (the course's own tests live in tests/)
 COMMAND = "python -m pytest my_tests"  # how the learner runs them (the documented command)
-LAB_FILES: dict[str, tuple[str, ...]] = {
+LAB_FILES: dict[str, tuple[str, ...]] = {  # the labs of catalog.MY_TESTS_CELLS
     "00-tensor-skeleton": ("test_tensor_skeleton.py",),
     "01-elementwise-ops": ("test_elementwise.py", "test_broadcast_reverse.py"),
     "02-reductions-and-shapes": ("test_reductions.py", "test_shape_ops.py"),
@@ -54,7 +55,10 @@ LAB_FILES: dict[str, tuple[str, ...]] = {
     "04-gradcheck-and-properties": ("test_properties.py", "test_gradcheck.py"),
 }
 ALL_FILES: tuple[str, ...] = tuple(f for files in LAB_FILES.values() for f in files)
-TIMEOUT = 60.0  # seconds for one implementation's run of one lab's tests
+TIMEOUT = 60.0  # seconds of CPU time for one implementation's run of one lab's tests (CPU,
+#                 not wall: on a loaded machine a run waits for a core without spending any)
+WALL_FACTOR = 5  # a run that spends no CPU (a test blocked on a read) is stopped after
+#                  WALL_FACTOR x TIMEOUT seconds of wall time
 CHILD_CLOSES: list[int] = []  # file descriptors a forked run closes before any test runs (the
 #                               score of record's answer pipe: no test may write into it)
 MAX_EXAMPLES = 20  # Hypothesis examples per property while grading (derandomised)
@@ -68,7 +72,7 @@ def N_(msgid: str) -> str:  # noqa: N802 (gettext's name): marks a table string 
     return msgid
 
 
-LAB_TITLES = {**LABS, "04-gradcheck-and-properties": N_("Lab 04: gradcheck and property tests")}
+LAB_TITLES = LABS  # catalog.LABS: the one list of labs and their titles
 
 # What a test suite must do to catch each kind of chaff: the label, and the sentence a learner
 # reads when their tests let that kind through (never the wrong code itself).
@@ -105,6 +109,10 @@ TEST_KINDS: dict[str, tuple[str, str]] = {
     "permutation": (N_("non-trivial permutations"), N_(
         "No test transposes with a permutation that is not its own inverse, such as (1, 2, "
         "0) on three axes."),),
+    "uneven-pieces": (N_("pieces of different sizes"), N_(
+        "No test concatenates pieces of different sizes ((2, 5) with (3, 5)) and checks each "
+        "input's gradient: with pieces of equal size, a backward that cuts g at the wrong "
+        "places still passes."),),
     "non-square": (N_("non-square matrices"), N_(
         "No matmul test uses non-square matrices with a random upstream gradient: (4, 5) @ "
         "(5, 3) tells a missing transpose apart."),),
@@ -118,8 +126,9 @@ TEST_KINDS: dict[str, tuple[str, str]] = {
         "No cross-entropy test uses a batch of several rows and compares the gradient: the "
         "mean over the batch divides it by N."),),
     "paths": (N_("a node reached along two paths"), N_(
-        "No test uses a node twice (y = x * x, or a diamond a -> b, c -> d): the gradients of "
-        "both paths must add up."),),
+        "A node reached along two paths needs both cases tested: y = x * x (both gradients "
+        "add up in x), and an intermediate node used by two different later nodes (h = x * 3; "
+        "y = h * 2 + h * 5: h must collect both gradients before passing them on)."),),
     "accumulate-calls": (N_("backward called twice"), N_(
         "No test calls backward twice on new graphs without zero_grad: a leaf's .grad must "
         "accumulate."),),
@@ -278,6 +287,23 @@ def preload() -> None:
     _PRELOADED = True
 
 
+UNWRITTEN = "unwritten:"  # a run's status for a test that met an op raising NotImplementedError
+
+
+def _unwritten_op(report) -> str | None:
+    """The op a failed test met unwritten: the NotImplementedError raised inside the
+    implementation under test (its code is compiled as "tensor.py"), e.g. the stub's
+    "Tensor.sum: aún sin escribir / not written yet (...)" -> "Tensor.sum"; None otherwise (a
+    NotImplementedError the test raised itself is a failure like any other)."""
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    message = str(getattr(crash, "message", ""))
+    if not message.startswith("NotImplementedError") \
+            or os.path.basename(str(getattr(crash, "path", ""))) != "tensor.py":
+        return None
+    detail = message.removeprefix("NotImplementedError").lstrip(": ").strip()
+    return detail.split(":", 1)[0].strip()[:80]
+
+
 class _Collector:
     """A pytest plugin recording each test's outcome (setup and teardown errors count), each
     one also appended to ``stream`` as it happens: a run killed at its time limit still tells
@@ -292,6 +318,9 @@ class _Collector:
         if report.when == "call" or report.outcome != "passed":
             if report.failed:
                 status = "failed" if report.when == "call" else "error"
+                op = _unwritten_op(report)
+                if op is not None:
+                    status = UNWRITTEN + op
             else:
                 status = report.outcome
             if self.outcomes.get(report.nodeid) in (None, "passed"):
@@ -488,11 +517,25 @@ def _partial(path: str) -> dict[str, str]:
     return {n: "timeout" if s == "running" else s for n, s in outcomes.items()}
 
 
+def _limit_cpu(seconds: float) -> None:
+    """In a forked run: SIGXCPU after ``seconds`` of CPU time (SIGKILL two seconds later), and
+    no core file when it comes."""
+    import resource
+
+    soft, hard = max(1, math.ceil(seconds)), seconds + 2
+    _, ceiling = resource.getrlimit(resource.RLIMIT_CPU)  # a sandbox's own limit stays
+    if ceiling != resource.RLIM_INFINITY:
+        soft, hard = min(soft, ceiling), min(soft + 2, ceiling)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, math.ceil(hard)))
+
+
 def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
              timeout: float = TIMEOUT, jobs: int | None = None,
              max_examples: int = MAX_EXAMPLES) -> list[Run]:
     """Run the tests ``args`` (paths or node ids) against each implementation, each in its own
-    forked process, ``jobs`` at a time."""
+    forked process, ``jobs`` at a time, each stopped after ``timeout`` seconds of CPU time
+    (``WALL_FACTOR`` times that of wall time if it spends none)."""
     preload()
     jobs = jobs or max(1, min(len(os.sched_getaffinity(0)), 4))
     runs: dict[int, Run] = {}
@@ -510,6 +553,7 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
                     try:
                         for fd in CHILD_CLOSES:
                             os.close(fd)
+                        _limit_cpu(timeout)
                         workdir = tempfile.mkdtemp(dir=tmp)
                         _child(impl, args, str(rootdir), out, max_examples, workdir)
                     finally:
@@ -517,15 +561,20 @@ def run_many(impls: Sequence[Impl], args: list[str], rootdir: Path, *,
                 active[pid] = (index, time.monotonic(), out)
             time.sleep(0.01)
             for pid, (index, start, out) in list(active.items()):
-                done, status = os.waitpid(pid, os.WNOHANG)
+                done, status, usage = os.wait4(pid, os.WNOHANG)
                 elapsed = time.monotonic() - start
-                if done == 0 and elapsed < timeout:
+                if done == 0 and elapsed < timeout * WALL_FACTOR:
                     continue
                 if done == 0:
                     os.kill(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
                     runs[index] = Run(impls[index], _partial(out + ".partial"),
-                                      f"timeout after {timeout:.0f} s", elapsed)
+                                      f"timeout after {elapsed:.0f} s of wall time", elapsed)
+                elif os.WIFSIGNALED(status) and (
+                        os.WTERMSIG(status) == signal.SIGXCPU or os.WTERMSIG(status)
+                        == signal.SIGKILL and usage.ru_utime + usage.ru_stime >= timeout):
+                    runs[index] = Run(impls[index], _partial(out + ".partial"),
+                                      f"timeout after {timeout:.0f} s of CPU time", elapsed)
                 elif (data := _answer(out)) is not None:
                     runs[index] = Run(impls[index], data["outcomes"], data["problem"], elapsed)
                 else:
@@ -545,6 +594,8 @@ class LabGrade:
     tests: list[str] = field(default_factory=list)  # every test collected on the wheats
     valid: list[str] = field(default_factory=list)  # pass on every wheat, not flagged
     dropped: dict[str, str] = field(default_factory=dict)  # test -> the wheat it failed on
+    unwritten: dict[str, str] = field(default_factory=dict)  # dropped test -> the op it met
+    #                                          not written yet (NotImplementedError), "" unnamed
     flagged: dict[str, list[str]] = field(default_factory=dict)  # file -> suspicious means
     kinds: dict[str, list[int]] = field(default_factory=dict)  # kind -> [caught, chaffs]
     problems: list[str] = field(default_factory=list)  # maintainers' notes (timeouts...)
@@ -567,7 +618,8 @@ class LabGrade:
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("lab", "files", "tests", "valid", "dropped",
-                                              "flagged", "kinds", "problems", "seconds")}
+                                              "unwritten", "flagged", "kinds", "problems",
+                                              "seconds")}
 
     @classmethod
     def from_dict(cls, data: dict) -> LabGrade:
@@ -632,9 +684,12 @@ def grade_lab(folder: Path, lab: str, impls: ImplSet, **options) -> LabGrade:
         if run.problem:
             grade.problems.append(f"{run.impl.name}: {run.problem}")
     for nodeid in tests:
-        failing = next((r.impl.name for r in wheat_runs if not r.passed(nodeid)), None)
+        failing = next((r for r in wheat_runs if not r.passed(nodeid)), None)
         if failing is not None:
-            grade.dropped[nodeid] = failing
+            grade.dropped[nodeid] = failing.impl.name
+            status = failing.outcomes.get(nodeid, "")
+            if status.startswith(UNWRITTEN):
+                grade.unwritten[nodeid] = status.removeprefix(UNWRITTEN)
         else:
             grade.valid.append(nodeid)
     for chaff in chaffs if grade.valid else ():
@@ -678,7 +733,7 @@ def cached_grade(folder: Path, lab: str, impls: ImplSet, cache: Path,
                  set_digest: str | None = None, **options) -> LabGrade:
     """``grade_lab``, remembered in ``cache`` (JSON) by the hash of the lab's files and of the
     implementation set: an unchanged lab costs nothing."""
-    key = f"{lab}:{files_digest(folder, lab)}:{set_digest or impls.digest()}"
+    key = f"{lab}:{files_digest(folder, lab)}:{set_digest or impls.digest()}:{CACHE_VERSION}"
     try:
         stored = json.loads(cache.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -716,13 +771,26 @@ def feedback(g: LabGrade) -> list[str]:
                               "recognises an implementation instead of testing what it does",
                               file=name, means=", ".join(means)))
     for nodeid in g.dropped:
-        lines.append("  " + t("{test} fails on a correct implementation, so it does not count "
-                              "(is its expected value right? is it random without a seed?)",
-                              test=nodeid))
+        if nodeid in g.unwritten:
+            lines.append("  " + t("{test} does not count yet: it calls {op}, which your "
+                                  "tensor.py does not implement yet (NotImplementedError); it "
+                                  "counts once that op is written",
+                                  test=nodeid, op=g.unwritten[nodeid] or _("an operation")))
+        else:
+            lines.append("  " + t("{test} fails on a correct implementation, so it does not "
+                                  "count (is its expected value right? is it random without a "
+                                  "seed?)", test=nodeid))
     for kind in g.missed:
         caught, total = g.kinds[kind]
-        lines.append("  " + t("✗ {label} ({caught}/{total}): {advice}", label=kind_label(kind),
-                              caught=caught, total=total, advice=kind_missed(kind)))
+        if g.unwritten:  # the tests waiting for an op may well test this kind: no claim
+            lines.append("  " + t("✗ {label} ({caught}/{total}): not caught by the tests that "
+                                  "count now; if none of your tests waiting for an unwritten "
+                                  "op does it either: {advice}", label=kind_label(kind),
+                                  caught=caught, total=total, advice=kind_missed(kind)))
+        else:
+            lines.append("  " + t("✗ {label} ({caught}/{total}): {advice}",
+                                  label=kind_label(kind), caught=caught, total=total,
+                                  advice=kind_missed(kind)))
     for kind in g.caught:
         lines.append("  " + t("✓ {label}", label=kind_label(kind)))
     return lines
@@ -765,6 +833,7 @@ def course_set() -> ImplSet | None:
 
 
 # ---------------------------------------------------------------- the learner's front ends
+CACHE_VERSION = 2  # raised when a stored grade's meaning changes (2: tests waiting for an op)
 CACHE_NAME = ".grades.json"  # in the learner's test folder (ignored by git and nbgrader)
 
 

@@ -11,7 +11,7 @@ forward and backward checks pass) receive faults, so a fault is always a departu
 behaviour. This is feedback, not the score of record: with one wheat, a test that only
 recognises the learner's own code would pass it (the score of record, run with several wheats
 of varied form, drops such tests). Kinds a boundary fault cannot express (a recursive
-topological sort, a transpose's inverse permutation) are graded only by the score of record.
+topological sort, a node reached along two paths) are graded only by the score of record.
 
     examplar.fault_set(path, passing)    the ImplSet of the in-kernel feedback
     inject(module, fault_ids)            what the forked grading process applies
@@ -83,6 +83,8 @@ FAULTS: tuple[Fault, ...] = (
     Fault("ties_whole", "ties", (L02,), _methods(_mistake(kind="ties"))),
     Fault("repeats_once", "repeated-indices", (L02,), _methods(_mistake(kind="repeated-indices"))),
     Fault("grad_flat", "grad-shape", (L02,), _methods(_family("new-shape"))),
+    Fault("permutation_not_inverted", "permutation", (L02,), _methods(_family("permutation"))),
+    Fault("pieces_equal", "uneven-pieces", (L02,), _methods(_family("concatenation"))),
     Fault("upstream_ignored_03", "upstream", (L03,), _methods(_in_lab(L03))),
     Fault("batch_scaled", "batch-axes", (L03,), _methods(_family("matrix-operands"))),
     Fault("overflows", "edge-values", (L03,), _methods(_mistake(kind="unstable-forward"))),
@@ -124,6 +126,19 @@ def _wrap_method(module: ModuleType, name: str, after: Callable) -> None:
     setattr(cls, name, staticmethod(wrapper) if static else wrapper)
     if static and getattr(module, name, None) is func:
         setattr(module, name, wrapper)
+
+
+def _permutation(args, kwargs) -> tuple[int, ...]:
+    """The permutation a ``transpose(*axes)`` call applied (axes as a tuple, several ints, or
+    none: every axis reversed), negative axes counted from the end; () if unreadable."""
+    axes = tuple(args[1:]) or tuple(kwargs.get("axes") or ())
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    try:
+        ndim = np.ndim(args[0].data)
+        return tuple(int(x) % ndim for x in axes) if axes else tuple(reversed(range(ndim)))
+    except (AttributeError, TypeError, ValueError, ZeroDivisionError):
+        return ()
 
 
 def _leaves(root) -> list:
@@ -201,6 +216,24 @@ def _apply(module: ModuleType, fault: Fault) -> None:
     elif fid == "grad_flat":
         _closure_fault(module, fault.methods,
                        lambda c, a, k: _grads(c, lambda i, x: x.reshape(-1)))
+    elif fid == "permutation_not_inverted":
+        def make(c, a, k):  # the forward's permutation applied to g instead of its inverse:
+            perm = _permutation(a, k)  # your gradient g.T(inverse), permuted twice by perm
+            return _grads(c, lambda i, x: x.transpose(perm).transpose(perm)) if perm else c
+        _closure_fault(module, fault.methods, make)
+    elif fid == "pieces_equal":
+        def make(c, a, k):  # g cut into equal pieces: your pieces joined again, then re-cut
+            axis = k.get("axis", a[1] if len(a) > 1 else 0)
+
+            def _backward(g):
+                raw = tuple(c(g))
+                if any(p is None for p in raw):  # a constant input's None: left as written
+                    return raw
+                pieces = [np.asarray(p) for p in raw]
+                whole = np.concatenate(pieces, axis=axis)
+                return tuple(np.array_split(whole, len(pieces), axis=axis))
+            return _backward
+        _closure_fault(module, fault.methods, make)
     elif fid == "batch_scaled":
         def make(c, a, k):
             batched = max(np.ndim(a[0].data), np.ndim(getattr(a[1], "data", a[1]))) > 2
