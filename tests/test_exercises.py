@@ -16,12 +16,19 @@ import pytest
 
 from minitorch_course import exercises
 from minitorch_course.catalog import CELLS
-from minitorch_course.exercises import EXERCISES, ExerciseFailure, answer_cell, check_exercise
+from minitorch_course.exercises import (
+    EXERCISES,
+    ExerciseFailure,
+    answer_cell,
+    answer_input_cell,
+    check_exercise,
+)
 from minitorch_grading import course, record
 
 WRONG = {  # mistakes a learner makes: each must fail
     "topo_order": [["x", "w", "y", "z", "s"], ["s", "z", "y", "x"], ["x", "y", "z"],
                           ["x", "y", "y", "z", "s"], "x y z s"],
+    "grad_shapes": [((5, 3), ()), ((3, 5), (1,)), ([3, 5], ()), ((3, 5), (3, 5)), ((), ())],
     "bcast_sum": [([6.0, 15.0], [[5.0, 7.0, 9.0]]),  # shape lost
                       ([[21.0], [21.0]], [[5.0, 7.0, 9.0]]),  # summed over every axis
                       (BROADCAST := [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], BROADCAST)],  # not reduced
@@ -52,7 +59,7 @@ def test_every_exercise_has_its_cells_in_its_lab():
     for name, exercise in EXERCISES.items():
         ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c
                for c in _notebook(exercise.lab)["cells"]}
-        assert f"answer_{name}" in ids and answer_cell(name) in ids, name
+        assert answer_input_cell(name) in ids and answer_cell(name) in ids, name
         check = "".join(ids[answer_cell(name)]["source"])
         call = next(n for n in ast.walk(ast.parse(check)) if isinstance(n, ast.Call))
         assert [a.id for a in call.args[1:]] == list(exercise.answers), name

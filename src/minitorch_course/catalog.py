@@ -1174,7 +1174,6 @@ class Cell:
 
 
 NOTEBOOK_ONLY_CELLS: tuple[Cell, ...] = (
-    Cell("check_exercise_shapes", "00-tensor-skeleton", 1, what="the gradient-shapes exercise"),
     Cell("check_silu_prima", "06-extension-silu", 1, what="silu's derivative by hand"),
 ) + tuple(  # predict, then run: one graded answer cell per exercise (minitorch_course.exercises)
     Cell(answer_cell(name), exercise.lab, 1, what=exercise.title)

@@ -44,6 +44,7 @@ class Exercise:
     reread: str  # N_: where to re-read
     answers: tuple[str, ...]  # the variables the learner fills in, in order
     check: Callable[..., None]  # raises ExerciseFailure
+    grade_ids: tuple[str, str] = ("", "")  # (answer cell, check cell); default answer_<name>
 
 
 def _fail(message: str, exercise: Exercise) -> None:
@@ -123,6 +124,23 @@ def _topological_order(ex: Exercise, order: Any) -> None:
             _fail(t("{child} comes before its parent {parent}: parents come first",
                     child=name, parent=late[0]), ex)
         seen.add(name)
+
+
+LAB00_SHAPE = (3, 5)  # x (and w) of that graph: one verb's person x tense table
+
+
+def _grad_shapes(ex: Exercise, shape_x: Any, shape_s: Any) -> None:
+    x = np.zeros(LAB00_SHAPE)
+    w = np.ones(LAB00_SHAPE)
+    shapes = {"x": x.shape, "s": np.sum(x**2 * w).shape}  # the graph's forward, in NumPy
+    for name, tensor, value in (("forma_grad_x", "x", shape_x), ("forma_grad_s", "s", shape_s)):
+        if not isinstance(value, tuple) or not all(isinstance(n, int) for n in value):
+            _fail(t("{name} must be a tuple of integers, e.g. (2, 4), or () for a scalar; "
+                    "not {value!r}", name=name, value=value), ex)
+        if value != shapes[tensor]:
+            _fail(t("{name} = {value} is not the shape of {tensor}.grad: a gradient always has "
+                    "the shape of its tensor; look at how {tensor} was built",
+                    name=name, value=value, tensor=tensor), ex)
 
 
 # ---------------------------------------------------------------- lab 01
@@ -258,6 +276,11 @@ EXERCISES: dict[str, Exercise] = {
         "00-tensor-skeleton", N_("the topological order of lab 00's graph"),
         N_("theory/01, 'Without recursion'; lab 00, section 3"), ("orden_topologico",),
         _topological_order),
+    "grad_shapes": Exercise(
+        "00-tensor-skeleton", N_("the shapes of the gradients"),
+        N_("theory/01, 'The six fields of a `Tensor`'; lab 00, section 1"),
+        ("forma_grad_x", "forma_grad_s"), _grad_shapes,
+        grade_ids=("exercise_shapes", "check_exercise_shapes")),
     "bcast_sum": Exercise(
         "01-elementwise-ops", N_("the two gradients of a (2, 1) + (1, 3) sum"),
         N_("theory/02, 'The backward rule' of broadcasting; lab 01, section 2"),
@@ -289,9 +312,13 @@ EXERCISES: dict[str, Exercise] = {
 
 
 def answer_cell(name: str) -> str:
-    """The nbgrader grade_id of exercise ``name``'s graded cell (its answer cell is
-    ``answer_<name>``)."""
-    return f"check_answer_{name}"
+    """The nbgrader grade_id of exercise ``name``'s graded cell (``check_answer_<name>``)."""
+    return EXERCISES[name].grade_ids[1] or f"check_answer_{name}"
+
+
+def answer_input_cell(name: str) -> str:
+    """The nbgrader grade_id of exercise ``name``'s answer cell (``answer_<name>``)."""
+    return EXERCISES[name].grade_ids[0] or f"answer_{name}"
 
 
 def check_exercise(name: str, *answers: Any) -> None:

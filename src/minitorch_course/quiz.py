@@ -214,10 +214,17 @@ def _source(cell: dict) -> str:
 
 
 def read_answers(notebook: Path) -> dict[str, object]:
-    """{respuesta_NN: value} assigned as literals in the notebook's answer cells (never run);
-    an answer that is not a literal is left out (read as unanswered)."""
+    """``read_answers(notebook: Path) -> dict[str, object]``: {variable: value} assigned as
+    literals in the notebook's answer cells (never run): the quiz's respuesta_NN and the labs'
+    answer variables alike; an answer that is not a literal is left out (read as unanswered).
+    The one reader of answer cells: the progress report, the quiz score and the tests use it."""
+    return read_answers_from_cells(_cells(notebook))
+
+
+def read_answers_from_cells(cells: list[dict]) -> dict[str, object]:
+    """``read_answers`` on a notebook's cells (JSON dicts) already loaded."""
     values: dict[str, object] = {}
-    for cell in _cells(notebook):
+    for cell in cells:
         meta = (cell.get("metadata") or {}).get("nbgrader") or {}
         if cell.get("cell_type") != "code" or not meta.get("solution"):
             continue
