@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -152,3 +153,71 @@ def test_a_bug_in_a_demo_cell_shows_the_course_note_not_a_traceback(capsys):
     with pending():
         raise NotImplementedError("Tensor.add: not written yet")
     assert "(not written yet)" in capsys.readouterr().out
+
+
+def _learner_copy(tmp_path, lab: str, answers: dict | None) -> None:
+    """tmp_path/notebooks/<lab>.ipynb: the student notebook, its answer cells filled with
+    ``answers`` ({variable: value}) or left as shipped (None)."""
+    from minitorch_authoring.repository import STUDENT_NOTEBOOKS
+
+    nb = json.loads((STUDENT_NOTEBOOKS / f"{lab}.ipynb").read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if answers is not None and meta.get("solution") and cell["cell_type"] == "code":
+            names = [n.targets[0].id for n in ast.parse("".join(cell["source"])).body
+                     if isinstance(n, ast.Assign)]
+            cell["source"] = "".join(f"{n} = {answers[n]!r}\n" for n in names if n in answers)
+    (tmp_path / "notebooks").mkdir(exist_ok=True)
+    (tmp_path / "notebooks" / f"{lab}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+
+
+def test_the_progress_report_shows_each_answer_cells_state(tmp_path, monkeypatch):
+    """make check once showed «?/1» for an answer cell, answered or not (issue 28): now each
+    answer cell's state is read from the learner's saved notebook, as literals."""
+    from minitorch_course.exercises import ANSWER_CELLS, cell_states
+
+    lab = "02-reductions-and-shapes"
+    ids = {c.grade_id for c in ANSWER_CELLS if c.lab == lab}
+    monkeypatch.chdir(tmp_path)
+    _learner_copy(tmp_path, lab, None)
+    assert cell_states(lab) == dict.fromkeys(ids, "unanswered")
+    right = record.literal_answers(course.SOURCE_NOTEBOOKS / f"{lab}.ipynb")[0]
+    _learner_copy(tmp_path, lab, right)
+    assert cell_states(lab) == dict.fromkeys(ids, "right")
+    _learner_copy(tmp_path, lab, {**right, "grad_A": [[0, 1, 0], [2, 0, 0]]})
+    assert cell_states(lab)[answer_cell("max_ties")] == "wrong"
+    # a keyed cell (lab 06): judged with the instructor's key, or "answered" without it
+    keyed = "06-extension-silu"
+    silu = record.literal_answers(course.SOURCE_NOTEBOOKS / f"{keyed}.ipynb")[0]
+    _learner_copy(tmp_path, keyed, silu)
+    assert cell_states(keyed) == {"check_silu_prima": "right"}
+    assert cell_states(keyed, key_notebook=tmp_path / "absent.ipynb") == {
+        "check_silu_prima": "answered"}
+    _learner_copy(tmp_path, keyed, {"silu_prima": (1.0, 0.0)})
+    assert cell_states(keyed) == {"check_silu_prima": "wrong"}
+
+
+def test_make_check_prints_the_answer_state_and_counts_a_right_answer(tmp_path, monkeypatch):
+    import io
+
+    from minitorch_authoring import stubgen
+    from minitorch_authoring.repository import REFERENCE
+    from minitorch_course import check as check_cli
+
+    monkeypatch.setenv("MINITORCH_LANG", "en")
+    monkeypatch.setenv("MINITORCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    lab = "00-tensor-skeleton"
+    right = record.literal_answers(course.SOURCE_NOTEBOOKS / f"{lab}.ipynb")[0]
+    _learner_copy(tmp_path, lab, {**right, "forma_grad_x": (5, 3)})
+    stub = tmp_path / "tensor.py"
+    stub.write_text(stubgen.generate(REFERENCE.read_text(encoding="utf-8")), encoding="utf-8")
+    stream = io.StringIO()
+    check_cli.main(["--impl", str(stub), "--examples", "1"], stream=stream)
+    out = stream.getvalue()
+    topo = next(line for line in out.splitlines() if "answer_topo_order" in line)
+    shapes = next(line for line in out.splitlines() if line.strip().startswith("exercise_shapes"))
+    assert "right" in topo and topo.rstrip().endswith("1/1"), topo
+    assert "not right yet" in shapes and shapes.rstrip().endswith("0/1"), shapes
+    assert "?/1" not in topo + shapes
+    assert re.search(r"Lab 00: .*\b1/\d+ points", out), out[:400]

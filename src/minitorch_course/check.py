@@ -33,7 +33,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from minitorch_course import done, messages, oracle_cache, quiz, runner, typecheck
+from minitorch_course import done, exercises, messages, oracle_cache, quiz, runner, typecheck
 from minitorch_course.catalog import BY_NAME, CELLS, ENGINE_BY_NAME, LABS, MLP_CELLS, lab_points
 from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport, telling
@@ -69,6 +69,18 @@ class Style:
         return self.paint(symbol.ljust(width), code)
 
 
+def _answer_line(state: str, what: str) -> tuple[str, str]:
+    """An answer cell's status and words, from its state read from your saved notebook
+    (minitorch_course.exercises.cell_states)."""
+    if state == exercises.RIGHT:
+        return PASS, t("(your answer) right: {what}", what=what)
+    if state == exercises.WRONG:
+        return FAIL, t("(your answer) not right yet, the cell says why: {what}", what=what)
+    if state == exercises.UNANSWERED:
+        return NOT_STARTED, t("(your answer) not answered yet: {what}", what=what)
+    return SKIP, t("(your answer) answered; the key is not here: {what}", what=what)
+
+
 def _what(report: RowReport) -> str:
     return _(ENGINE_BY_NAME[report.row].what) if report.engine else BY_NAME[report.row].formula
 
@@ -92,7 +104,9 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
             continue
         notebook_only = [c for c in CELLS if c.lab == lab and not c.rows
                          and c.grade_id not in mlp_ids] if whole else []
-        earned = sum(r.earned(GRADED) for r in lab_rows)
+        answered = exercises.cell_states(lab) if notebook_only else {}
+        earned = sum(r.earned(GRADED) for r in lab_rows) + sum(
+            c.points for c in notebook_only if answered.get(c.grade_id) == exercises.RIGHT)
         possible = lab_points(lab) if whole else sum(r.points for r in lab_rows)
         title = _(title)
         points = t("{earned}/{possible} points", earned=earned, possible=possible)
@@ -113,6 +127,15 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
             out.append("  " + r.row.ljust(name_w) + cells + pts)
         for cell in notebook_only:
             name = cell.grade_id.removeprefix("check_")
+            state = answered.get(cell.grade_id)
+            if state:  # an answer cell: its state read from your saved notebook
+                status, note = _answer_line(state, _(cell.what))
+                note = note[: room - col_w - 1]
+                shown = "?" if state == exercises.ANSWERED else (
+                    cell.points if state == exercises.RIGHT else 0)
+                out.append("  " + name.ljust(name_w) + style.status(status, col_w)
+                           + note.ljust(room - col_w) + f"{shown}/{cell.points}")
+                continue
             note = t("(graded in the notebook only) {what}", what=_(cell.what))[: room - 1]
             out.append("  " + name.ljust(name_w) + style.paint(note.ljust(room), "2")
                        + f"?/{cell.points}")

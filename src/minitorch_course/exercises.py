@@ -340,3 +340,77 @@ def check_exercise(name: str, *answers: Any) -> None:
         _fail(t("this answer cannot be read ({error}): follow the format the question gives",
                 error=type(err).__name__), exercise)
     print("✓", t("exercise: {title}", title=_(exercise.title)))
+
+
+# ---------------------------------------------------------------- every lab's answer cells
+@dataclass(frozen=True)
+class AnswerCell:
+    """One graded answer cell of a lab: the one list of them (catalog's cells, the progress
+    report and the tests read it). Either ``exercise`` names an entry of EXERCISES (judged here,
+    from the course's numbers) or each variable is a keyed question of ``quiz.EXERCISES``
+    (judged against the instructor notebook's hidden key, ``quiz.grade``)."""
+
+    grade_id: str
+    lab: str
+    variables: tuple[str, ...]
+    title: str  # N_
+    exercise: str = ""
+    points: int = 1
+
+
+def _keyed(grade_id: str, lab: str, *variables: str) -> AnswerCell:
+    from minitorch_course import quiz
+
+    return AnswerCell(grade_id, lab, variables, quiz.EXERCISES[variables[0]].topic)
+
+
+ANSWER_CELLS: tuple[AnswerCell, ...] = tuple(
+    AnswerCell(answer_cell(name), ex.lab, ex.answers, ex.title, exercise=name)
+    for name, ex in EXERCISES.items()
+) + (
+    _keyed("check_prediccion_curva_u", "04-gradcheck-and-properties", "pendientes",
+           "log10_eps_optimo"),
+    _keyed("check_prediccion_sum", "04-gradcheck-and-properties", "pasa_con_sum"),
+    _keyed("check_silu_prima", "06-extension-silu", "silu_prima"),
+)
+
+RIGHT, WRONG, UNANSWERED, ANSWERED = "right", "wrong", "unanswered", "answered"
+
+
+def judge_cell(cell: AnswerCell, answers: dict[str, Any],
+               key: dict[int | str, Any] | None) -> str:
+    """RIGHT, WRONG or UNANSWERED for the cell's answers (literals read from the learner's
+    notebook); ANSWERED when they need a key (``key`` None: solutions/ not here)."""
+    from minitorch_course import quiz
+
+    values = [answers.get(var) for var in cell.variables]
+    if any(v is None for v in values):
+        return UNANSWERED
+    if cell.exercise:
+        try:
+            EXERCISES[cell.exercise].check(EXERCISES[cell.exercise], *values)
+        except Exception:  # noqa: BLE001 - a wrong answer, or one of an unexpected kind
+            return WRONG
+        return RIGHT
+    if key is None:
+        return ANSWERED
+    verdicts = [quiz.judge(var, value, key.get(var))
+                for var, value in zip(cell.variables, values, strict=True)]
+    return RIGHT if all(v == "right" for v in verdicts) else WRONG
+
+
+def cell_states(lab: str, notebook: Any = None, key_notebook: Any = None) -> dict[str, str]:
+    """{grade_id: state} of ``lab``'s answer cells in the learner's saved notebook (read as
+    literals, never run); an empty dict when the notebook is not here."""
+    from pathlib import Path
+
+    from minitorch_course import quiz
+
+    path = Path(notebook) if notebook else quiz.learner_notebook(lab)
+    if path is None or not path.is_file():
+        return {}
+    answers = quiz.read_answers(path)
+    key_path = Path(key_notebook) if key_notebook else quiz.ROOT / "solutions" / "notebooks" / \
+        f"{lab}.ipynb"
+    key = quiz.read_key(key_path) if key_path.is_file() else None
+    return {c.grade_id: judge_cell(c, answers, key) for c in ANSWER_CELLS if c.lab == lab}

@@ -242,10 +242,11 @@ def read_answers_from_cells(cells: list[dict]) -> dict[str, object]:
     return values
 
 
-def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int, object]:
+def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int | str, object]:
     """{question: key} from the instructor notebook's hidden tests, the ``grade(N, answer,
-    key)`` calls (the one place the key is written)."""
-    key: dict[int, object] = {}
+    key)`` calls (the one place the key is written); a lab's keyed answer cells are named by
+    their variable (``grade("pendientes", pendientes, key)``)."""
+    key: dict[int | str, object] = {}
     for cell in _cells(notebook):
         try:
             tree = ast.parse(_source(cell))
@@ -256,16 +257,16 @@ def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int, object]:
                     getattr(node.func, "attr", None) == "grade"
                     or getattr(node.func, "id", None) == "grade"):
                 which = ast.literal_eval(node.args[0])
-                if isinstance(which, int):
+                if isinstance(which, int | str):
                     key[which] = ast.literal_eval(node.args[2])
     return key
 
 
-def learner_notebook() -> Path | None:
-    """The learner's quiz: notebooks/ of the repository or of the current folder, or the
-    current folder itself (a class release)."""
+def learner_notebook(name: str = NOTEBOOK) -> Path | None:
+    """The learner's quiz (or lab ``name``): notebooks/ of the current folder or of the
+    repository, or the current folder itself (a class release)."""
     for folder in (Path.cwd() / "notebooks", ROOT / "notebooks", Path.cwd()):
-        path = folder / f"{NOTEBOOK}.ipynb"
+        path = folder / f"{name}.ipynb"
         if path.is_file():
             return path
     return None
