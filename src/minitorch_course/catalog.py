@@ -770,8 +770,9 @@ OPS: tuple[Op, ...] = (
            Mistake("transpose_wrong_permutation", "transposed",
                    "transpose's backward permuted g with the wrong permutation: the gradient "
                    "has shape {got}, the input {want}. The backward undoes the forward's "
-                   "permutation: it permutes g by the INVERSE permutation, the same only for "
-                   "a permutation that is its own inverse (reversing the axes, swapping two).",
+                   "permutation: it permutes g by the INVERSE permutation (the argsort of "
+                   "the permutation), the same only for a permutation that is its own inverse "
+                   "(reversing the axes, swapping two).",
                    stages=("grad-shape",),
                    applies=lambda k: len(k.error.grad_shape) == len(k.error.expected) and sorted(
                        k.error.grad_shape) == sorted(k.error.expected)),
