@@ -221,3 +221,25 @@ def test_make_check_prints_the_answer_state_and_counts_a_right_answer(tmp_path, 
     assert "not right yet" in shapes and shapes.rstrip().endswith("0/1"), shapes
     assert "?/1" not in topo + shapes
     assert re.search(r"Lab 00: .*\b1/\d+ points", out), out[:400]
+
+
+def test_every_answer_cell_of_the_labs_is_in_the_one_registry():
+    """One owner of the labs' answer cells (issue 28): every graded cell that judges an answer
+    (``check_exercise`` or ``quiz.check_format``) is an entry of exercises.ANSWER_CELLS, with
+    the variables it reads, and every entry is such a cell."""
+    from minitorch_authoring.repository import SOURCE_NOTEBOOKS
+    from minitorch_course.exercises import ANSWER_CELLS
+
+    found = {}
+    for path in sorted(SOURCE_NOTEBOOKS.glob("0[0-6]-*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            source = "".join(cell["source"])
+            if meta.get("grade") and ("check_exercise(" in source or "check_format(" in source):
+                calls = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
+                         and getattr(n.func, "attr", getattr(n.func, "id", "")) in (
+                             "check_exercise", "check_format")]
+                names = tuple(a.id for c in calls for a in c.args if isinstance(a, ast.Name))
+                found[meta["grade_id"]] = (path.stem, names)
+    registry = {c.grade_id: (c.lab, c.variables) for c in ANSWER_CELLS}
+    assert found == registry

@@ -1,4 +1,6 @@
-"""Predict, then run: the answer cells of labs 00-03, checked with the course's own numbers.
+"""Predict, then run: the labs' answer cells (``ANSWER_CELLS``, the one list of them); those of
+labs 00-03 are checked here with the course's own numbers, those of labs 04 and 06 with the
+instructor's key (``quiz.grade``).
 
 A learner writes an answer in a notebook cell as a plain Python value (a tuple, a list of
 lists, a number, a bool), before running anything; the graded cell below it calls

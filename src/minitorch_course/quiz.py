@@ -1,4 +1,4 @@
-"""Quiz 08 (and the labs' answer cells): each question's answer form and feedback, the judging of one answer, and the score
+"""Quiz 08 (and the labs' keyed answer cells): each question's answer form and feedback, the judging of one answer, and the score
 of a learner's notebook. The quiz notebook's graded cells call ``check_format`` (in the open)
 and ``grade`` (in a hidden test, with the key); ``python -m minitorch_course.check`` calls
 ``report``, so the notebook, nbgrader and the progress report judge with the same code.
@@ -7,6 +7,9 @@ The answer key is NOT in this module: this package ships to learners. It lives i
 tests of the instructor notebook (``solutions/notebooks/07-quiz.ipynb``), which a class release
 strips and a self-study clone holds; ``report`` reads it from there when it is present, and
 reads the learner's answers from the saved ``notebooks/07-quiz.ipynb`` (as literals, never run).
+
+Which answer cells the labs have, and how each is judged (from the course's numbers or with a
+key), is ``minitorch_course.exercises.ANSWER_CELLS``; ``read_answers`` is the one reader.
 """
 
 from __future__ import annotations
