@@ -411,7 +411,10 @@ def cell_states(lab: str, notebook: Any = None, key_notebook: Any = None) -> dic
     path = Path(notebook) if notebook else quiz.learner_notebook(lab)
     if path is None or not path.is_file():
         return {}
-    answers = quiz.read_answers(path)
+    try:
+        answers = quiz.read_answers(path)
+    except (OSError, ValueError, KeyError, TypeError):  # a notebook that does not parse
+        return {}
     key_path = Path(key_notebook) if key_notebook else quiz.ROOT / "solutions" / "notebooks" / \
         f"{lab}.ipynb"
     key = quiz.read_key(key_path) if key_path.is_file() else None
