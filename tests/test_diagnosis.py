@@ -357,3 +357,30 @@ def test_every_fact_kind_and_diagnosis_id_has_words():
              "diagnosis": set(messages.DIAGNOSES) | set(MISTAKES)}
     unworded = [(what, id_, where) for what, id_, where in found if id_ not in words[what]]
     assert not unworded, unworded
+
+
+@pytest.mark.parametrize(("write", "said"), [
+    ("full[index] += g", True),  # as `=` for NumPy: one buffered write per position
+    ("full[index] = 2 * g", False),  # another mistake: not the repeated-indices sentence
+])
+def test_getitems_diagnosis_is_true_for_what_was_written(write, said):
+    """The repeated-indices diagnosis once said the backward «ASSIGNED» when the learner wrote
+    ``+=``; it now describes what both do, and only for them (issue 28)."""
+    from conftest import Terminal
+
+    from minitorch_authoring.repository import REFERENCE
+    from minitorch_course import check, runner
+
+    source = REFERENCE.read_text(encoding="utf-8")
+    line = "            np.add.at(full, index, g)"
+    assert source.count(line) == 1
+    module = runner.load_impl(source=source.replace(line, "            " + write),
+                              name="getitem_" + str(abs(hash(write))))
+    stream = Terminal()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MINITORCH_LANG", "en")
+        check.main(["--op", "getitem", "--examples", "1"], stream=stream,
+                   loaded=(module, "planted"))
+    text = " ".join(stream.getvalue().split())
+    assert ("kept only one of its gradients" in text) is said, text[-1500:]
+    assert "ASSIGNED" not in text

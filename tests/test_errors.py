@@ -114,3 +114,40 @@ def test_an_axis_error_names_the_op():
 def test_cross_entropy_of_an_empty_batch():
     with pytest.raises(mt.ShapeError, match="empty batch"):
         mt.cross_entropy(t((0, 3)), np.array([], dtype=int))
+
+
+def test_a_numpy_error_names_the_calls_other_arguments():
+    """A learner's transpose that hands NumPy the raw axes: the message names the shapes and
+    what the call was given, not NumPy's bare "axes don't match array" (issue 28)."""
+    from minitorch.errors import shape_errors
+
+    class Planted:
+        def __init__(self, data):
+            self.data, self._prev, self.shape = data, (), data.shape
+
+        @shape_errors
+        def transpose(self, *axes):
+            return self.data.transpose(axes)
+
+        @shape_errors
+        def reshape(self, *shape):
+            return self.data.reshape(shape)
+
+    x = Planted(np.zeros((3, 5)))
+    with pytest.raises(mt.ShapeError, match=r"transpose: .*\(input shapes: \(3, 5\)\), called "
+                                            r"with no axes: transpose\(\) reverses every axis"):
+        x.transpose()
+    with pytest.raises(mt.ShapeError, match=r"transpose: .*\(3, 5\)\), called with 0, 1, 2"):
+        x.transpose(0, 1, 2)
+    with pytest.raises(mt.ShapeError, match=r"reshape: .*\(3, 5\)\), called with 4, 4"):
+        x.reshape(4, 4)
+
+
+def test_transpose_without_axes_gives_the_full_reversal():
+    """The provided line of transpose: every axis, positive; none given -> reversed (so a
+    backward's argsort never meets an empty permutation)."""
+    from minitorch.support import permutation
+
+    assert permutation((), 3) == (2, 1, 0)
+    assert permutation((-1, 0), 2) == (1, 0)
+    assert permutation((), 0) == ()

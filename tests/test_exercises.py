@@ -10,18 +10,26 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 
 import numpy as np
 import pytest
 
 from minitorch_course import exercises
 from minitorch_course.catalog import CELLS
-from minitorch_course.exercises import EXERCISES, ExerciseFailure, answer_cell, check_exercise
+from minitorch_course.exercises import (
+    EXERCISES,
+    ExerciseFailure,
+    answer_cell,
+    answer_input_cell,
+    check_exercise,
+)
 from minitorch_grading import course, record
 
 WRONG = {  # mistakes a learner makes: each must fail
     "topo_order": [["x", "w", "y", "z", "s"], ["s", "z", "y", "x"], ["x", "y", "z"],
                           ["x", "y", "y", "z", "s"], "x y z s"],
+    "grad_shapes": [((5, 3), ()), ((3, 5), (1,)), ([3, 5], ()), ((3, 5), (3, 5)), ((), ())],
     "bcast_sum": [([6.0, 15.0], [[5.0, 7.0, 9.0]]),  # shape lost
                       ([[21.0], [21.0]], [[5.0, 7.0, 9.0]]),  # summed over every axis
                       (BROADCAST := [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], BROADCAST)],  # not reduced
@@ -52,7 +60,7 @@ def test_every_exercise_has_its_cells_in_its_lab():
     for name, exercise in EXERCISES.items():
         ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c
                for c in _notebook(exercise.lab)["cells"]}
-        assert f"answer_{name}" in ids and answer_cell(name) in ids, name
+        assert answer_input_cell(name) in ids and answer_cell(name) in ids, name
         check = "".join(ids[answer_cell(name)]["source"])
         call = next(n for n in ast.walk(ast.parse(check)) if isinstance(n, ast.Call))
         assert [a.id for a in call.args[1:]] == list(exercise.answers), name
@@ -145,3 +153,93 @@ def test_a_bug_in_a_demo_cell_shows_the_course_note_not_a_traceback(capsys):
     with pending():
         raise NotImplementedError("Tensor.add: not written yet")
     assert "(not written yet)" in capsys.readouterr().out
+
+
+def _learner_copy(tmp_path, lab: str, answers: dict | None) -> None:
+    """tmp_path/notebooks/<lab>.ipynb: the student notebook, its answer cells filled with
+    ``answers`` ({variable: value}) or left as shipped (None)."""
+    from minitorch_authoring.repository import STUDENT_NOTEBOOKS
+
+    nb = json.loads((STUDENT_NOTEBOOKS / f"{lab}.ipynb").read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if answers is not None and meta.get("solution") and cell["cell_type"] == "code":
+            names = [n.targets[0].id for n in ast.parse("".join(cell["source"])).body
+                     if isinstance(n, ast.Assign)]
+            cell["source"] = "".join(f"{n} = {answers[n]!r}\n" for n in names if n in answers)
+    (tmp_path / "notebooks").mkdir(exist_ok=True)
+    (tmp_path / "notebooks" / f"{lab}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+
+
+def test_the_progress_report_shows_each_answer_cells_state(tmp_path, monkeypatch):
+    """make check once showed «?/1» for an answer cell, answered or not (issue 28): now each
+    answer cell's state is read from the learner's saved notebook, as literals."""
+    from minitorch_course.exercises import ANSWER_CELLS, cell_states
+
+    lab = "02-reductions-and-shapes"
+    ids = {c.grade_id for c in ANSWER_CELLS if c.lab == lab}
+    monkeypatch.chdir(tmp_path)
+    _learner_copy(tmp_path, lab, None)
+    assert cell_states(lab) == dict.fromkeys(ids, "unanswered")
+    right = record.literal_answers(course.SOURCE_NOTEBOOKS / f"{lab}.ipynb")[0]
+    _learner_copy(tmp_path, lab, right)
+    assert cell_states(lab) == dict.fromkeys(ids, "right")
+    _learner_copy(tmp_path, lab, {**right, "grad_A": [[0, 1, 0], [2, 0, 0]]})
+    assert cell_states(lab)[answer_cell("max_ties")] == "wrong"
+    # a keyed cell (lab 06): judged with the instructor's key, or "answered" without it
+    keyed = "06-extension-silu"
+    silu = record.literal_answers(course.SOURCE_NOTEBOOKS / f"{keyed}.ipynb")[0]
+    _learner_copy(tmp_path, keyed, silu)
+    assert cell_states(keyed) == {"check_silu_prima": "right"}
+    assert cell_states(keyed, key_notebook=tmp_path / "absent.ipynb") == {
+        "check_silu_prima": "answered"}
+    _learner_copy(tmp_path, keyed, {"silu_prima": (1.0, 0.0)})
+    assert cell_states(keyed) == {"check_silu_prima": "wrong"}
+
+
+def test_make_check_prints_the_answer_state_and_counts_a_right_answer(tmp_path, monkeypatch):
+    import io
+
+    from minitorch_authoring import stubgen
+    from minitorch_authoring.repository import REFERENCE
+    from minitorch_course import check as check_cli
+
+    monkeypatch.setenv("MINITORCH_LANG", "en")
+    monkeypatch.setenv("MINITORCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    lab = "00-tensor-skeleton"
+    right = record.literal_answers(course.SOURCE_NOTEBOOKS / f"{lab}.ipynb")[0]
+    _learner_copy(tmp_path, lab, {**right, "forma_grad_x": (5, 3)})
+    stub = tmp_path / "tensor.py"
+    stub.write_text(stubgen.generate(REFERENCE.read_text(encoding="utf-8")), encoding="utf-8")
+    stream = io.StringIO()
+    check_cli.main(["--impl", str(stub), "--examples", "1"], stream=stream)
+    out = stream.getvalue()
+    topo = next(line for line in out.splitlines() if "answer_topo_order" in line)
+    shapes = next(line for line in out.splitlines() if line.strip().startswith("exercise_shapes"))
+    assert "right" in topo and topo.rstrip().endswith("1/1"), topo
+    assert "not right yet" in shapes and shapes.rstrip().endswith("0/1"), shapes
+    assert "?/1" not in topo + shapes
+    assert re.search(r"Lab 00: .*\b1/\d+ points", out), out[:400]
+
+
+def test_every_answer_cell_of_the_labs_is_in_the_one_registry():
+    """One owner of the labs' answer cells (issue 28): every graded cell that judges an answer
+    (``check_exercise`` or ``quiz.check_format``) is an entry of exercises.ANSWER_CELLS, with
+    the variables it reads, and every entry is such a cell."""
+    from minitorch_authoring.repository import SOURCE_NOTEBOOKS
+    from minitorch_course.exercises import ANSWER_CELLS
+
+    found = {}
+    for path in sorted(SOURCE_NOTEBOOKS.glob("0[0-6]-*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            source = "".join(cell["source"])
+            if meta.get("grade") and ("check_exercise(" in source or "check_format(" in source):
+                calls = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Call)
+                         and getattr(n.func, "attr", getattr(n.func, "id", "")) in (
+                             "check_exercise", "check_format")]
+                names = tuple(a.id for c in calls for a in c.args if isinstance(a, ast.Name))
+                found[meta["grade_id"]] = (path.stem, names)
+    registry = {c.grade_id: (c.lab, c.variables) for c in ANSWER_CELLS}
+    assert found == registry

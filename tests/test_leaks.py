@@ -254,3 +254,34 @@ def test_the_mathematics_is_not_a_leak():
     prose = ("La derivada de $\\ln a$ es $1/a$: $\\bar a = \\bar y / a$. "
              "The upstream gradient `g` has the output's shape.")
     assert not leaks(LINES, {"prose.md": _lines(prose)})
+
+
+# ---------------------------------------------------------------- what the course says at run time
+def _catalog_texts() -> dict[str, str]:
+    """Every run-time message (diagnoses, hints, feedback) in both languages: the English
+    message id and its Spanish translation, from the catalogs the course ships."""
+    from babel.messages.pofile import read_po
+
+    texts: dict[str, str] = {}
+    for po in sorted((ROOT / "src" / "minitorch_course" / "locale").glob("*/LC_MESSAGES/*.po")):
+        with po.open("rb") as handle:
+            catalog = read_po(handle)
+        for message in catalog:
+            if not message.id:
+                continue
+            ids = message.id if isinstance(message.id, tuple) else (message.id,)
+            strings = message.string if isinstance(message.string, tuple) else (message.string,)
+            for k, text in enumerate((*ids, *strings)):
+                texts[f"message «{ids[0][:50]}» [{'en' if k < len(ids) else po.parts[-3]}]"] = text
+    return texts
+
+
+def test_no_run_time_message_gives_a_solution_line():
+    """A diagnosis names the mistake and the rule, never the line to write (issue 28): every
+    message of the course, in both languages, against every fenced solution line."""
+    # a sentence's full stop is not part of a code token: `... : g * (a > 0).` shows the line
+    texts = {name: _lines(re.sub(r"\.(\s|$)", r" \1", text))
+             for name, text in _catalog_texts().items()}
+    assert len(texts) > 500, len(texts)
+    found = leaks(LINES, texts)
+    assert not found, "run-time messages that hand over a solution line:\n" + "\n".join(found)

@@ -153,6 +153,22 @@ def broadcast_to_message(shape: Shape, target: Shape) -> str:
         op="broadcast_to", shapes=[tuple(shape)], target=tuple(target))
 
 
+def _called_with(op: str, args: tuple, kwargs: dict) -> str:
+    """The call's arguments other than its tensors (axes, sizes, ...), for a NumPy message that
+    names none: ``, called with (1, 0)`` or, for ``transpose()``, that no axes were given."""
+    def is_tensor(a) -> bool:
+        return hasattr(a, "_prev") or (isinstance(a, list | tuple) and bool(a)
+                                       and all(hasattr(t, "_prev") for t in a))
+
+    others = [repr(a) for a in args if not is_tensor(a)] + [f"{k}={v!r}"
+                                                            for k, v in kwargs.items()]
+    if others:
+        return f", called with {', '.join(others)}"
+    if op == "transpose":
+        return ", called with no axes: transpose() reverses every axis"
+    return ""
+
+
 def shape_errors(method: F) -> F:
     """Decorate an op so NumPy's shape errors come out as a ShapeError naming the shapes.
 
@@ -184,7 +200,8 @@ def shape_errors(method: F) -> F:
             elif "broadcast" in str(err) and len(shapes) >= 2:
                 message = broadcast_message(op, shapes)
             else:
-                message = f"{op}: {err} (input shapes: {', '.join(_fmt(s) for s in shapes)})"
+                message = (f"{op}: {err} (input shapes: {', '.join(_fmt(s) for s in shapes)})"
+                           + _called_with(op, args, kwargs))
             raise ShapeError(message) from None
 
     return wrapper  # type: ignore[return-value]

@@ -115,7 +115,8 @@ def sizes(args: tuple[Any, ...], what: str) -> tuple[int, ...]:
 
 
 def permutation(axes: tuple[int, ...], ndim: int) -> tuple[int, ...]:
-    """``axes`` of ``transpose`` with negative axes made positive; () stays () (reverse all).
+    """``axes`` of ``transpose`` with negative axes made positive; () (none given) becomes the
+    full reversal (ndim - 1, ..., 0), so the forward and the backward never see an empty one.
 
     The backward's inverse permutation, ``np.argsort(axes)``, needs the positive form: the
     argsort of (-1, 0) is (0, 1), not the inverse (1, 0) of the permutation (1, 0).
@@ -125,6 +126,8 @@ def permutation(axes: tuple[int, ...], ndim: int) -> tuple[int, ...]:
             f"transpose: axes {axes} are not a permutation of the {ndim} axes of the tensor "
             f"(each of 0..{ndim - 1}, or its negative form, exactly once)"
         )
+    if not axes:
+        return tuple(reversed(range(ndim)))
     return tuple(a % ndim for a in axes)
 
 

@@ -77,6 +77,12 @@ class Tensor(TensorBase):
         A gradient whose shape differs from its parent's goes through ``unbroadcast``, which
         lab 01 asks for (next section): lab 00's graphs never broadcast, so until then the
         call is never reached, and it stays the one place where reverse broadcasting happens.
+
+        Two checks are yours too (theory 01): before any gradient flows, hand the nodes to the
+        provided ``_check_unchanged`` (data changed in place since the forward pass: a
+        ``BackwardError``); and a gradient that, even after ``unbroadcast``, does not have its
+        parent's shape raises ``GradShapeError`` with the provided ``_grad_shape_message``
+        (the op, the parent's index, both shapes).
         """
         seed = self._seed(grad)  # provided: requires_grad, and grad's shape
         raise NotImplementedError("Tensor.backward: aún sin escribir / not written yet (notebooks/00-tensor-skeleton.ipynb)")
@@ -186,8 +192,10 @@ class Tensor(TensorBase):
 
     @shape_errors
     def transpose(self, *axes: int | Sequence[int]) -> Tensor:
-        """Permute the axes (none given: reverse them). (d0, d1, ...) -> permuted shape."""
-        axes = _permutation(_sizes(axes, "transpose: axes"), self.ndim)  # -1 -> ndim - 1
+        """Permute the axes (none given: reverse them). (d0, d1, ...) -> permuted shape.
+
+        ``perm``, provided: every axis, positive, in the output's order (none given: reversed)."""
+        perm = _permutation(_sizes(axes, "transpose: axes"), self.ndim)  # (-1, 0) -> (1, 0)
         raise NotImplementedError("Tensor.transpose: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @shape_errors

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch_course.exercises import EXERCISES, answer_cell
+from minitorch_course.exercises import ANSWER_CELLS
 from minitorch_course.i18n import _
 
 Shape = tuple[int, ...]
@@ -619,20 +619,21 @@ OPS: tuple[Op, ...] = (
        ), "unary", points=1, formula="max(a, 0)", mistakes=(
            Mistake("relu_backward_uses_output", "local-derivative",
                    "relu's backward multiplied by relu(a), the OUTPUT; the derivative of "
-                   "max(a, 0) is the step 1[a > 0]: g * (a > 0).",
+                   "max(a, 0) is the step 1[a > 0]: 1 where a > 0, 0 elsewhere, times the "
+                   "upstream gradient.",
                    predict=lambda k: k.g * np.maximum(k.x, 0.0)),
            Mistake("relu_backward_uses_input", "local-derivative",
                    "relu's backward multiplied by the input a; the derivative is the step "
-                   "1[a > 0]: g * (a > 0).", predict=lambda k: k.g * k.x),
+                   "1[a > 0]: 1 or 0, never a's value.", predict=lambda k: k.g * k.x),
            Mistake("relu_mask_inverted", "local-derivative",
                    "relu's mask is inverted: the gradient flows where a < 0; it must flow where "
                    "a > 0.", predict=lambda k: k.g * (k.x < 0)),
            Mistake("relu_passes_everything", "local-derivative",
                    "relu's backward passed the upstream gradient everywhere; it must be zero "
-                   "where a <= 0: g * (a > 0).", predict=lambda k: k.g.copy()),
+                   "where a <= 0 (the step 1[a > 0]).", predict=lambda k: k.g.copy()),
            Mistake("relu_gradient_one_at_zero", "local-derivative",
-                   "Wrong at exactly a = 0: relu has a kink there, and torch's convention is a "
-                   "gradient of 0 (the step 1[a > 0] is strict): g * (a > 0), not a >= 0.",
+                   "Wrong at exactly a = 0: relu has a kink there, and torch's convention is "
+                   "a gradient of 0: the step 1[a > 0] is strict, so it is 0 at a = 0.",
                    predict=lambda k: k.g * (k.x >= 0), where=lambda k: k.x == 0),
        )),
     Op("gelu", "gelu", "01-elementwise-ops", lambda m, a: a.gelu(),
@@ -770,9 +771,11 @@ OPS: tuple[Op, ...] = (
            Mistake("transpose_inverse_is_perm", "transposed"),
            Mistake("transpose_wrong_permutation", "transposed",
                    "transpose's backward permuted g with the wrong permutation: the gradient "
-                   "has shape {got}, the input {want}. Undo the forward's permutation: "
-                   "g.transpose(np.argsort(axes)) (the default, which reverses every axis, is "
-                   "its own inverse).", stages=("grad-shape",),
+                   "has shape {got}, the input {want}. The backward undoes the forward's "
+                   "permutation: it permutes g by the INVERSE permutation (the argsort of "
+                   "the permutation), the same only for a permutation that is its own inverse "
+                   "(reversing the axes, swapping two).",
+                   stages=("grad-shape",),
                    applies=lambda k: len(k.error.grad_shape) == len(k.error.expected) and sorted(
                        k.error.grad_shape) == sorted(k.error.expected)),
        )),
@@ -792,9 +795,10 @@ OPS: tuple[Op, ...] = (
         Case(((0, 5),), {"index": (slice(None), slice(1, 3))}, note=EMPTY, gradcheck=False)),
        "index", formula="a[index]", mistakes=(
            Mistake("getitem_assigns_repeated_indices", "repeated-indices",
-                   "Wrong at repeated indices: the backward ASSIGNED full[index] = g, so an "
-                   "index that appears twice keeps only its last gradient. It must receive the "
-                   "sum of all of them: np.add.at(full, index, g).",
+                   "Wrong at repeated indices: an index that appears twice kept only one of "
+                   "its gradients, as an indexed write does (full[index] = g, and also "
+                   "full[index] += g, which NumPy runs as one write per position). It must "
+                   "receive the sum of all of them: a write that accumulates (np.add.at).",
                    predict=lambda k: _assigned(k)),
            Mistake("getitem_index_made_an_array", "crash",
                    "getitem's backward crashed: {raised}. A tuple index "
@@ -1175,22 +1179,13 @@ class Cell:
     what: str = ""
 
 
-NOTEBOOK_ONLY_CELLS: tuple[Cell, ...] = (
-    Cell("check_exercise_shapes", "00-tensor-skeleton", 1, what="the gradient-shapes exercise"),
-    Cell("check_silu_prima", "06-extension-silu", 1, what="silu's derivative by hand"),
-    # lab 04: predict-then-run answers (minitorch_course.quiz.EXERCISES) and the course's own
-    # gradcheck and property checks over ops of labs 01-03 (their rows are those labs' points)
-    Cell("check_prediccion_curva_u", "04-gradcheck-and-properties", 1,
-         what="the U-curve of eps"),
-    Cell("check_prediccion_sum", "04-gradcheck-and-properties", 1,
-         what="a random upstream gradient"),
+NOTEBOOK_ONLY_CELLS: tuple[Cell, ...] = tuple(  # the labs' answer cells: exercises owns them
+    Cell(cell.grade_id, cell.lab, cell.points, what=cell.title) for cell in ANSWER_CELLS
+) + (  # lab 04: the course's own gradcheck and property checks over ops of labs 01-03
     Cell("check_gradcheck", "04-gradcheck-and-properties", 2,
          what="gradcheck on ops of labs 01-03"),
     Cell("check_property", "04-gradcheck-and-properties", 2,
          what="property tests of add and mul"),
-) + tuple(  # predict, then run: one graded answer cell per exercise (minitorch_course.exercises)
-    Cell(answer_cell(name), exercise.lab, 1, what=exercise.title)
-    for name, exercise in EXERCISES.items()
 )
 
 

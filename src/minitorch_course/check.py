@@ -33,7 +33,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from minitorch_course import done, messages, oracle_cache, quiz, runner, typecheck
+from minitorch_course import done, exercises, messages, oracle_cache, quiz, runner, typecheck
 from minitorch_course.catalog import (
     BY_NAME,
     CELLS,
@@ -77,6 +77,18 @@ class Style:
         return self.paint(symbol.ljust(width), code)
 
 
+def _answer_line(state: str, what: str) -> tuple[str, str]:
+    """An answer cell's status and words, from its state read from your saved notebook
+    (minitorch_course.exercises.cell_states)."""
+    if state == exercises.RIGHT:
+        return PASS, t("(your answer) right: {what}", what=what)
+    if state == exercises.WRONG:
+        return FAIL, t("(your answer) not right yet, the cell says why: {what}", what=what)
+    if state == exercises.UNANSWERED:
+        return NOT_STARTED, t("(your answer) not answered yet: {what}", what=what)
+    return SKIP, t("(your answer) answered; the key is not here: {what}", what=what)
+
+
 def _what(report: RowReport) -> str:
     return _(ENGINE_BY_NAME[report.row].what) if report.engine else BY_NAME[report.row].formula
 
@@ -100,7 +112,9 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
                          and c.grade_id not in mlp_ids] if whole else []
         if not lab_rows and not notebook_only:  # lab 04 has cells but no rows of its own
             continue
-        earned = sum(r.earned(GRADED) for r in lab_rows)
+        answered = exercises.cell_states(lab) if notebook_only else {}
+        earned = sum(r.earned(GRADED) for r in lab_rows) + sum(
+            c.points for c in notebook_only if answered.get(c.grade_id) == exercises.RIGHT)
         possible = lab_points(lab) if whole else sum(r.points for r in lab_rows)
         title = _(title)
         points = t("{earned}/{possible} points", earned=earned, possible=possible)
@@ -122,6 +136,15 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
             out.append("  " + r.row.ljust(name_w) + cells + pts)
         for cell in notebook_only:
             name = cell.grade_id.removeprefix("check_")
+            state = answered.get(cell.grade_id)
+            if state:  # an answer cell: its state read from your saved notebook
+                status, note = _answer_line(state, _(cell.what))
+                note = note[: room - col_w - 1]
+                shown = "?" if state == exercises.ANSWERED else (
+                    cell.points if state == exercises.RIGHT else 0)
+                out.append("  " + name.ljust(name_w) + style.status(status, col_w)
+                           + note.ljust(room - col_w) + f"{shown}/{cell.points}")
+                continue
             if cell in MY_TESTS_CELLS.values():  # the score of record's, never the notebook's
                 note = _("(score of record only) your tests: kinds caught below")[: room - 1]
             else:

@@ -1,4 +1,6 @@
-"""Predict, then run: the answer cells of labs 00-03, checked with the course's own numbers.
+"""Predict, then run: the labs' answer cells (``ANSWER_CELLS``, the one list of them); those of
+labs 00-03 are checked here with the course's own numbers, those of labs 04 and 06 with the
+instructor's key (``quiz.grade``).
 
 A learner writes an answer in a notebook cell as a plain Python value (a tuple, a list of
 lists, a number, a bool), before running anything; the graded cell below it calls
@@ -44,6 +46,7 @@ class Exercise:
     reread: str  # N_: where to re-read
     answers: tuple[str, ...]  # the variables the learner fills in, in order
     check: Callable[..., None]  # raises ExerciseFailure
+    grade_ids: tuple[str, str] = ("", "")  # (answer cell, check cell); default answer_<name>
 
 
 def _fail(message: str, exercise: Exercise) -> None:
@@ -123,6 +126,23 @@ def _topological_order(ex: Exercise, order: Any) -> None:
             _fail(t("{child} comes before its parent {parent}: parents come first",
                     child=name, parent=late[0]), ex)
         seen.add(name)
+
+
+LAB00_SHAPE = (3, 5)  # x (and w) of that graph: one verb's person x tense table
+
+
+def _grad_shapes(ex: Exercise, shape_x: Any, shape_s: Any) -> None:
+    x = np.zeros(LAB00_SHAPE)
+    w = np.ones(LAB00_SHAPE)
+    shapes = {"x": x.shape, "s": np.sum(x**2 * w).shape}  # the graph's forward, in NumPy
+    for name, tensor, value in (("forma_grad_x", "x", shape_x), ("forma_grad_s", "s", shape_s)):
+        if not isinstance(value, tuple) or not all(isinstance(n, int) for n in value):
+            _fail(t("{name} must be a tuple of integers, e.g. (2, 4), or () for a scalar; "
+                    "not {value!r}", name=name, value=value), ex)
+        if value != shapes[tensor]:
+            _fail(t("{name} = {value} is not the shape of {tensor}.grad: a gradient always has "
+                    "the shape of its tensor; look at how {tensor} was built",
+                    name=name, value=value, tensor=tensor), ex)
 
 
 # ---------------------------------------------------------------- lab 01
@@ -258,6 +278,11 @@ EXERCISES: dict[str, Exercise] = {
         "00-tensor-skeleton", N_("the topological order of lab 00's graph"),
         N_("theory/01, 'Without recursion'; lab 00, section 3"), ("orden_topologico",),
         _topological_order),
+    "grad_shapes": Exercise(
+        "00-tensor-skeleton", N_("the shapes of the gradients"),
+        N_("theory/01, 'The six fields of a `Tensor`'; lab 00, section 1"),
+        ("forma_grad_x", "forma_grad_s"), _grad_shapes,
+        grade_ids=("exercise_shapes", "check_exercise_shapes")),
     "bcast_sum": Exercise(
         "01-elementwise-ops", N_("the two gradients of a (2, 1) + (1, 3) sum"),
         N_("theory/02, 'The backward rule' of broadcasting; lab 01, section 2"),
@@ -289,9 +314,13 @@ EXERCISES: dict[str, Exercise] = {
 
 
 def answer_cell(name: str) -> str:
-    """The nbgrader grade_id of exercise ``name``'s graded cell (its answer cell is
-    ``answer_<name>``)."""
-    return f"check_answer_{name}"
+    """The nbgrader grade_id of exercise ``name``'s graded cell (``check_answer_<name>``)."""
+    return EXERCISES[name].grade_ids[1] or f"check_answer_{name}"
+
+
+def answer_input_cell(name: str) -> str:
+    """The nbgrader grade_id of exercise ``name``'s answer cell (``answer_<name>``)."""
+    return EXERCISES[name].grade_ids[0] or f"answer_{name}"
 
 
 def check_exercise(name: str, *answers: Any) -> None:
@@ -313,3 +342,80 @@ def check_exercise(name: str, *answers: Any) -> None:
         _fail(t("this answer cannot be read ({error}): follow the format the question gives",
                 error=type(err).__name__), exercise)
     print("✓", t("exercise: {title}", title=_(exercise.title)))
+
+
+# ---------------------------------------------------------------- every lab's answer cells
+@dataclass(frozen=True)
+class AnswerCell:
+    """One graded answer cell of a lab: the one list of them (catalog's cells, the progress
+    report and the tests read it). Either ``exercise`` names an entry of EXERCISES (judged here,
+    from the course's numbers) or each variable is a keyed question of ``quiz.EXERCISES``
+    (judged against the instructor notebook's hidden key, ``quiz.grade``)."""
+
+    grade_id: str
+    lab: str
+    variables: tuple[str, ...]
+    title: str  # N_
+    exercise: str = ""
+    points: int = 1
+
+
+def _keyed(grade_id: str, lab: str, *variables: str) -> AnswerCell:
+    from minitorch_course import quiz
+
+    return AnswerCell(grade_id, lab, variables, quiz.EXERCISES[variables[0]].topic)
+
+
+ANSWER_CELLS: tuple[AnswerCell, ...] = tuple(
+    AnswerCell(answer_cell(name), ex.lab, ex.answers, ex.title, exercise=name)
+    for name, ex in EXERCISES.items()
+) + (
+    _keyed("check_prediccion_curva_u", "04-gradcheck-and-properties", "pendientes",
+           "log10_eps_optimo"),
+    _keyed("check_prediccion_sum", "04-gradcheck-and-properties", "pasa_con_sum"),
+    _keyed("check_silu_prima", "06-extension-silu", "silu_prima"),
+)
+
+RIGHT, WRONG, UNANSWERED, ANSWERED = "right", "wrong", "unanswered", "answered"
+
+
+def judge_cell(cell: AnswerCell, answers: dict[str, Any],
+               key: dict[int | str, Any] | None) -> str:
+    """RIGHT, WRONG or UNANSWERED for the cell's answers (literals read from the learner's
+    notebook); ANSWERED when they need a key (``key`` None: solutions/ not here)."""
+    from minitorch_course import quiz
+
+    values = [answers.get(var) for var in cell.variables]
+    if any(v is None for v in values):
+        return UNANSWERED
+    if cell.exercise:
+        try:
+            EXERCISES[cell.exercise].check(EXERCISES[cell.exercise], *values)
+        except Exception:  # noqa: BLE001 - a wrong answer, or one of an unexpected kind
+            return WRONG
+        return RIGHT
+    if key is None:
+        return ANSWERED
+    verdicts = [quiz.judge(var, value, key.get(var))
+                for var, value in zip(cell.variables, values, strict=True)]
+    return RIGHT if all(v == "right" for v in verdicts) else WRONG
+
+
+def cell_states(lab: str, notebook: Any = None, key_notebook: Any = None) -> dict[str, str]:
+    """{grade_id: state} of ``lab``'s answer cells in the learner's saved notebook (read as
+    literals, never run); an empty dict when the notebook is not here."""
+    from pathlib import Path
+
+    from minitorch_course import quiz
+
+    path = Path(notebook) if notebook else quiz.learner_notebook(lab)
+    if path is None or not path.is_file():
+        return {}
+    try:
+        answers = quiz.read_answers(path)
+    except (OSError, ValueError, KeyError, TypeError):  # a notebook that does not parse
+        return {}
+    key_path = Path(key_notebook) if key_notebook else quiz.ROOT / "solutions" / "notebooks" / \
+        f"{lab}.ipynb"
+    key = quiz.read_key(key_path) if key_path.is_file() else None
+    return {c.grade_id: judge_cell(c, answers, key) for c in ANSWER_CELLS if c.lab == lab}

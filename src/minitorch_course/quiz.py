@@ -1,4 +1,4 @@
-"""Quiz 08 (and the labs' answer cells): each question's answer form and feedback, the judging of one answer, and the score
+"""Quiz 08 (and the labs' keyed answer cells): each question's answer form and feedback, the judging of one answer, and the score
 of a learner's notebook. The quiz notebook's graded cells call ``check_format`` (in the open)
 and ``grade`` (in a hidden test, with the key); ``python -m minitorch_course.check`` calls
 ``report``, so the notebook, nbgrader and the progress report judge with the same code.
@@ -7,6 +7,9 @@ The answer key is NOT in this module: this package ships to learners. It lives i
 tests of the instructor notebook (``solutions/notebooks/07-quiz.ipynb``), which a class release
 strips and a self-study clone holds; ``report`` reads it from there when it is present, and
 reads the learner's answers from the saved ``notebooks/07-quiz.ipynb`` (as literals, never run).
+
+Which answer cells the labs have, and how each is judged (from the course's numbers or with a
+key), is ``minitorch_course.exercises.ANSWER_CELLS``; ``read_answers`` is the one reader.
 """
 
 from __future__ import annotations
@@ -217,14 +220,32 @@ def read_literals(notebook: Path) -> tuple[dict[str, object], dict[str, str]]:
     """{variable: value} assigned as literals in the notebook's solution cells (never run),
     and {grade_id: why} for the cells that could not be read ("syntax error", "not a
     literal"); a value that is not a literal is left out (read as unanswered). A notebook that
-    is not readable JSON gives nothing. The one reader of answer cells: the quiz and the
-    scores of record (``minitorch_grading.record``) both call it."""
-    values: dict[str, object] = {}
-    problems: dict[str, str] = {}
+    is not readable JSON gives nothing. The scores of record (``minitorch_grading.record``)
+    call it; ``read_answers`` is the same reader without the problems."""
     try:
         cells = _cells(notebook)
     except (OSError, ValueError, KeyError, TypeError):
-        return values, problems
+        return {}, {}
+    return _literals(cells)
+
+
+def read_answers(notebook: Path) -> dict[str, object]:
+    """``read_answers(notebook: Path) -> dict[str, object]``: {variable: value} assigned as
+    literals in the notebook's answer cells (never run): the quiz's respuesta_NN and the labs'
+    answer variables alike; an answer that is not a literal is left out (read as unanswered).
+    The one reader of answer cells (with ``read_literals``): the progress report, the quiz
+    score and the tests use it. A notebook that does not parse raises."""
+    return _literals(_cells(notebook))[0]
+
+
+def read_answers_from_cells(cells: list[dict]) -> dict[str, object]:
+    """``read_answers`` on a notebook's cells (JSON dicts) already loaded."""
+    return _literals(cells)[0]
+
+
+def _literals(cells: list[dict]) -> tuple[dict[str, object], dict[str, str]]:
+    values: dict[str, object] = {}
+    problems: dict[str, str] = {}
     for cell in cells:
         meta = (cell.get("metadata") or {}).get("nbgrader") or {}
         if cell.get("cell_type") != "code" or not meta.get("solution"):
@@ -245,16 +266,11 @@ def read_literals(notebook: Path) -> tuple[dict[str, object], dict[str, str]]:
     return values, problems
 
 
-def read_answers(notebook: Path) -> dict[str, object]:
-    """{respuesta_NN: value} assigned as literals in the notebook's answer cells (never run);
-    an answer that is not a literal is left out (read as unanswered)."""
-    return read_literals(notebook)[0]
-
-
-def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int, object]:
+def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int | str, object]:
     """{question: key} from the instructor notebook's hidden tests, the ``grade(N, answer,
-    key)`` calls (the one place the key is written)."""
-    key: dict[int, object] = {}
+    key)`` calls (the one place the key is written); a lab's keyed answer cells are named by
+    their variable (``grade("pendientes", pendientes, key)``)."""
+    key: dict[int | str, object] = {}
     for cell in _cells(notebook):
         try:
             tree = ast.parse(_source(cell))
@@ -265,16 +281,16 @@ def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int, object]:
                     getattr(node.func, "attr", None) == "grade"
                     or getattr(node.func, "id", None) == "grade"):
                 which = ast.literal_eval(node.args[0])
-                if isinstance(which, int):
+                if isinstance(which, int | str):
                     key[which] = ast.literal_eval(node.args[2])
     return key
 
 
-def learner_notebook() -> Path | None:
-    """The learner's quiz: notebooks/ of the repository or of the current folder, or the
-    current folder itself (a class release)."""
+def learner_notebook(name: str = NOTEBOOK) -> Path | None:
+    """The learner's quiz (or lab ``name``): notebooks/ of the current folder or of the
+    repository, or the current folder itself (a class release)."""
     for folder in (Path.cwd() / "notebooks", ROOT / "notebooks", Path.cwd()):
-        path = folder / f"{NOTEBOOK}.ipynb"
+        path = folder / f"{name}.ipynb"
         if path.is_file():
             return path
     return None
