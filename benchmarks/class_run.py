@@ -32,12 +32,13 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))  # the round trip's submission helpers, not duplicated
+from minitorch_authoring.repository import MLP_REFERENCE, REFERENCE, ROOT
+from minitorch_grading import course
 
-from test_nbgrader_roundtrip import REFERENCE, _answered  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests"))  # the suites' submission helpers, not duplicated
+from conftest import Submissions  # noqa: E402
 
-from minitorch_grading import course  # noqa: E402
+_answered = Submissions.answered
 
 ASSIGNMENT = course.ASSIGNMENT
 ADD = 'return Tensor._make(self.data + other.data, (self, other), "add", _backward)'
@@ -122,6 +123,8 @@ def submit(course_dir: Path, release: Path, student: str, tensor: str | None, sp
         (dest / course.GRADED_FILE).unlink()
     else:
         (dest / course.GRADED_FILE).write_text(tensor, encoding="utf-8")
+    if tensor == REFERENCE.read_text(encoding="utf-8"):  # the whole answer: mlp.py too
+        shutil.copy(MLP_REFERENCE, dest / course.MLP_FILE)
     if "edit" in spec:
         prefix, grade_id, how = spec["edit"]
         _edit(next(dest.glob(f"{prefix}*.ipynb")), grade_id, how)
@@ -210,12 +213,13 @@ def scaling_table(jobs: list[float], sizes=(40, 400, 2000),
 
 
 def grade(course_dir: Path, budget: float, mode: str, workers: int | None) -> tuple[float, int]:
-    """One class run of ``course_dir`` (``mode`` serial or parallel): wall seconds, exit code."""
+    """One class run of ``course_dir`` (``mode`` serial or parallel): wall seconds, exit code.
+    This checkout's class run (``PYTHONPATH``), whatever checkout the environment installs."""
     how = ["--serial"] if mode == "serial" else (["--workers", str(workers)] if workers else [])
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "minitorch_grading.classrun", "autograde",
                            "--course-dir", str(course_dir), "--budget", f"{budget:g}", *how],
-                          env=course.grading_env())
+                          env={**course.grading_env(), "PYTHONPATH": str(ROOT / "src")})
     return time.monotonic() - start, proc.returncode
 
 

@@ -1,7 +1,13 @@
 """The class run: grade every submission of a course directory, learner by learner, and report.
 
     python -m minitorch_grading.classrun autograde [--course-dir DIR] [--budget 60] [--force]
+                                                   [--workers N | --scheduler ADDRESS | --serial]
     python -m minitorch_grading.classrun export [--course-dir DIR]
+
+By default the learners' jobs run in parallel on a Dask cluster (``minitorch_grading.parallel``:
+a local one, one worker per core, or ``--scheduler``'s) and their results are merged here in
+learner-id order; ``--serial`` (and :func:`class_run` below) grades them one after another in
+this process, nbgrader for everyone first, then the scores of record.
 
 ``autograde`` grades each learner of ``submitted/`` in a job of their own
 (``minitorch_grading.job``), so one broken submission never stops the class and no submission
