@@ -1,7 +1,7 @@
 """The class run in parallel (``minitorch_grading.parallel``) leaves what the serial one leaves.
 
-One small class (the reference, the stub, a wrong derivative and a renamed graded cell, each
-handing in lab 01; the renamed one lab 00 too) is copied into two course directories; one is
+One small class (the reference, the stub, and a wrong derivative whose quiz has a renamed
+graded cell; each hands in lab 01, the last one the quiz too) is copied into two course directories; one is
 graded serially (``classrun autograde --serial``), the other on a local Dask cluster of two
 workers, with the same seed. Per learner and cell: the same scores and manual-grading flags in
 the gradebook, the same comments of record in the autograded notebooks (the feedback), the same
@@ -24,7 +24,7 @@ from minitorch_grading import classrun, course, parallel
 pytestmark = pytest.mark.slow
 
 ASSIGNMENT = course.ASSIGNMENT
-ENGINE_LAB = "00-tensor-skeleton"
+QUIZ = classrun.QUIZ
 LAB = "01-elementwise-ops"
 TANH = ("return (g * (1.0 - t * t),)", "return (g * (1.0 - t),)")  # a wrong derivative
 SEED = 20261202
@@ -41,14 +41,12 @@ def runs(tmp_path_factory, submissions) -> dict[str, Path]:
     submissions.submit(serial, release, "ref", reference, answered=True, only=(LAB,))
     submissions.submit(serial, release, "stub", stub, answered=False, only=(LAB,))
     submissions.submit(serial, release, "tanh", reference.replace(*TANH), answered=True,
-                       only=(LAB,))
-    submissions.submit(serial, release, "renamed", reference, answered=True,
-                       only=(ENGINE_LAB, LAB))
-    path = serial / "submitted" / "renamed" / ASSIGNMENT / f"{LAB}.ipynb"
+                       only=(LAB, QUIZ))
+    path = serial / "submitted" / "tanh" / ASSIGNMENT / f"{QUIZ}.ipynb"
     nb = json.loads(path.read_text("utf-8"))
     for cell in nb["cells"]:
-        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "check_add":
-            cell["metadata"]["nbgrader"]["grade_id"] = "check_add_mine"
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "test_01":
+            cell["metadata"]["nbgrader"]["grade_id"] = "test_01_mine"
     path.write_text(json.dumps(nb), "utf-8")
     dask = serial.parent.parent / "dask" / "course"
     shutil.copytree(serial, dask)
@@ -88,10 +86,10 @@ def test_same_scores_and_manual_flags_per_learner_and_cell(runs):
     serial, dask = _gradebook(runs["serial"]), _gradebook(runs["dask"])
     assert serial == dask
     students = {s for s, _, _ in serial}
-    assert students == {"ref", "stub", "tanh", "renamed"}
+    assert students == {"ref", "stub", "tanh"}
     scored = {s: sum(a or 0 for (t, _, _), (a, _) in serial.items() if t == s) for s in students}
     assert scored["ref"] > scored["tanh"] > scored["stub"] == 0, scored  # the graders engaged
-    assert any(m for (s, nb, _), (_, m) in serial.items() if s == "renamed" and nb == LAB)
+    assert any(m for (s, nb, _), (_, m) in serial.items() if s == "tanh" and nb == QUIZ)
 
 
 def test_same_comments_of_record_in_the_feedback(runs):
@@ -110,7 +108,7 @@ def test_same_flags_and_outcomes_in_the_reports(runs):
     serial, dask = _report(runs["serial"], "record"), _report(runs["dask"], "record")
     assert {s: {k: r[k] for k in keys} for s, r in serial.items()} == \
         {s: {k: r[k] for k in keys} for s, r in dask.items()}
-    assert set(serial) == {"ref", "stub", "tanh", "renamed"}
+    assert set(serial) == {"ref", "stub", "tanh"}
 
 
 def test_same_export_and_ledger(runs):
@@ -118,7 +116,7 @@ def test_same_export_and_ledger(runs):
         assert (runs["serial"] / name).read_text("utf-8") == (runs["dask"] / name).read_text(
             "utf-8"), name
     with (runs["dask"] / classrun.EXPORT).open(encoding="utf-8") as fh:
-        assert [r["student_id"] for r in csv.DictReader(fh)] == ["ref", "renamed", "stub", "tanh"]
+        assert [r["student_id"] for r in csv.DictReader(fh)] == ["ref", "stub", "tanh"]
 
 
 def test_the_parallel_report_has_time_by_part_and_cpu_use(runs):
@@ -131,8 +129,9 @@ def test_the_parallel_report_has_time_by_part_and_cpu_use(runs):
 
 def test_a_dead_job_costs_its_learner_only(tmp_path):
     """A task whose job raises (as KilledWorker does when its worker dies) fails that learner;
-    the others are merged, in learner-id order."""
-    from distributed import Client
+    the others are merged, in learner-id order. Reached through a scheduler's address, as
+    ``--scheduler ADDRESS`` does."""
+    from distributed import Client, LocalCluster
 
     class Bar:
         threads = 2
@@ -150,8 +149,9 @@ def test_a_dead_job_costs_its_learner_only(tmp_path):
     original = parallel.merge
     parallel.merge = lambda course_dir, result: merged.append(result.outcome.student)
     try:
-        with Client(processes=False, n_workers=1, threads_per_worker=2,
-                    dashboard_address=None) as client:
+        with LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                          dashboard_address=None) as cluster, \
+                Client(cluster.scheduler_address) as client:
             tasks = [parallel.Task(s, {}, 1.0, 1) for s in ("a", "b", "c")]
             results: dict = {}
             bar = Bar()
