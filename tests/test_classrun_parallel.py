@@ -168,3 +168,14 @@ def _fake_job(kit, task):
     if task.student == "b":
         raise RuntimeError("the worker died")
     return parallel.JobResult(classrun.Outcome(task.student))
+
+
+def test_a_second_run_sends_nothing_already_graded(runs, tmp_path):
+    """Decided from the gradebook before anything is sent; ``--force`` sends it again."""
+    course_dir = runs["dask"]
+    got = parallel.prepare(course_dir, "ref", 60.0, SEED, False, False, tmp_path)
+    assert isinstance(got, classrun.Outcome) and got.status == "skipped"
+    assert got.scores == classrun.notebook_scores(course_dir, "ref")
+    assert not (tmp_path / "ref").exists()  # not even copied
+    again = parallel.prepare(course_dir, "ref", 60.0, SEED, True, False, tmp_path)
+    assert isinstance(again, parallel.Task) and f"{LAB}.ipynb" in again.files
