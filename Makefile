@@ -138,8 +138,9 @@ mlp-grid: $(STAMP)  ## maintainers: linear vs MLP on the grammatical grid's task
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/mlp_grid.py
 
 .PHONY: class-bench
-class-bench: $(STAMP)  ## grade a class of 40 generated submissions with `classrun autograde` (~22 min on a quiet machine)
-	$(BIN)/python benchmarks/class_run.py $(if $(LEARNERS),--learners $(LEARNERS))
+class-bench: $(STAMP)  ## grade a class of 40 generated submissions serially and in parallel (Dask), and the scaling table
+	$(SRC) $(BIN)/python benchmarks/class_run.py $(if $(LEARNERS),--learners $(LEARNERS)) \
+	    $(if $(WORKERS),--workers $(WORKERS)) $(if $(MODES),--modes $(MODES))
 
 # Grading data (docs/INSTRUCTOR.md): make never deletes it. A course directory put in build/
 # with `course build --course-dir` makes `make clean` refuse, naming what it found.

@@ -4,17 +4,23 @@ Builds a course in a temporary directory (or ``--course-dir``), generates the re
 ``--learners`` submissions of five kinds (honest, partial, hostile, looping, malformed; the mix
 is ``KINDS`` below, scaled to the number asked), grades them all with the course's command
 (``python -m minitorch_grading.classrun autograde``, the instructor's, in a subprocess) and prints
-the wall time, the load average and the report. Not a timed test: the goal (under 30 minutes for
-40 learners on a 2-core machine) is checked by reading its output; benchmarks/README.md records
-a run.
+the wall time, the load average and the report, once serially (``--serial``) and once in
+parallel (a local Dask cluster, one worker per core: ``minitorch_grading.parallel``) on two
+copies of the same class, then the speed-up and a simulated scaling table: the measured
+per-learner job times, repeated to 400 and 2,000 learners, handed out in learner order to N
+workers (each job on the first worker free, as Dask does with one thread per worker). Not a
+timed test: the goals (under 30 minutes for 40 learners on a 2-core machine; parallel at least
+1.7 x the serial speed) are checked by reading its output; benchmarks/README.md records a run.
 
-    python benchmarks/class_run.py                      # 40 learners, budget 60 s
+    python benchmarks/class_run.py                      # 40 learners, budget 60 s, both modes
     python benchmarks/class_run.py --learners 10 --budget 30 --keep /tmp/classrun
+    python benchmarks/class_run.py --modes parallel --workers 4
 """
 
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
 import os
 import resource
@@ -26,13 +32,13 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))  # the round trip's submission helpers, not duplicated
+from minitorch_authoring.repository import MLP_REFERENCE, REFERENCE, ROOT
+from minitorch_grading import course
 
+sys.path.insert(0, str(ROOT / "tests"))  # the suites' submission helpers, not duplicated
 from conftest import Submissions  # noqa: E402
 
-from minitorch_authoring.repository import REFERENCE  # noqa: E402
-from minitorch_grading import course  # noqa: E402
+_answered = Submissions.answered
 
 ASSIGNMENT = course.ASSIGNMENT
 PROOF_SETS = ROOT / "solutions" / "learner_tests"  # honest learners hand in the model tests
@@ -122,6 +128,8 @@ def submit(course_dir: Path, release: Path, student: str, tensor: str | None, sp
     if "tests" in spec:  # the learner's own tests (issue 29): a proof set of solutions/
         for path in sorted((PROOF_SETS / spec["tests"]).glob("test_*.py")):
             shutil.copyfile(path, dest / "my_tests" / path.name)
+    if tensor == REFERENCE.read_text(encoding="utf-8"):  # the whole answer: mlp.py too
+        shutil.copy(MLP_REFERENCE, dest / course.MLP_FILE)
     if "edit" in spec:
         prefix, grade_id, how = spec["edit"]
         _edit(next(dest.glob(f"{prefix}*.ipynb")), grade_id, how)
@@ -179,11 +187,56 @@ def per_kind(course_dir: Path, made: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def job_seconds(course_dir: Path) -> list[float]:
+    """Each learner's whole job (nbgrader, record, tests), in learner order, from the report."""
+    reports = sorted((course_dir / "reports").glob("autograde-*.json"))
+    data = json.loads(reports[-1].read_text(encoding="utf-8"))["submissions"]
+    return [sum(o.get("parts", {}).values()) or o["seconds"] for o in data]
+
+
+def simulate(jobs: list[float], learners: int, workers: int) -> float:
+    """Wall seconds for ``learners`` (the measured ``jobs`` repeated) on ``workers``: each job
+    starts on the first worker free, in learner order."""
+    free = [0.0] * workers
+    for i in range(learners):
+        heapq.heapreplace(free, free[0] + jobs[i % len(jobs)])
+    return max(free)
+
+
+def scaling_table(jobs: list[float], sizes=(40, 400, 2000),
+                  workers=(1, 2, 4, 8, 16, 32, 64)) -> str:
+    """Markdown: simulated wall time by class size and workers (one core each)."""
+    def hm(seconds: float) -> str:
+        minutes = round(seconds / 60)
+        return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+    lines = ["| learners | " + " | ".join(f"{w} worker{'s' * (w > 1)}" for w in workers) + " |",
+             "|---:|" + "---:|" * len(workers)]
+    for n in sizes:
+        lines.append(f"| {n} | " + " | ".join(hm(simulate(jobs, n, w)) for w in workers) + " |")
+    return "\n".join(lines)
+
+
+def grade(course_dir: Path, budget: float, mode: str, workers: int | None) -> tuple[float, int]:
+    """One class run of ``course_dir`` (``mode`` serial or parallel): wall seconds, exit code.
+    This checkout's class run (``PYTHONPATH``), whatever checkout the environment installs."""
+    how = ["--serial"] if mode == "serial" else (["--workers", str(workers)] if workers else [])
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "minitorch_grading.classrun", "autograde",
+                           "--course-dir", str(course_dir), "--budget", f"{budget:g}", *how],
+                          env={**course.grading_env(), "PYTHONPATH": str(ROOT / "src")})
+    return time.monotonic() - start, proc.returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--learners", type=int, default=40)
     parser.add_argument("--budget", type=float, default=60.0)
     parser.add_argument("--keep", type=Path, help="course directory to build and keep")
+    parser.add_argument("--modes", default="serial,parallel",
+                        help="serial, parallel or both (default), each on its own copy")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="the parallel run's local workers (default: every core)")
     args = parser.parse_args(argv)
     tmp = None
     if args.keep:
@@ -200,30 +253,43 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(made)} submissions written in {setup:.0f} s: "
               + ", ".join(f"{k}: {sum(v.startswith(k + '/') for v in made.values())}"
                           for k in ("honest", "partial", "hostile", "looping", "malformed")))
-        load = os.getloadavg()
-        loads: list[float] = []
-        sampler = threading.Thread(target=_sample_load, args=(loads,), daemon=True)
-        start, cpu = time.monotonic(), _children_cpu()
-        sampler.start()
-        proc = subprocess.run([sys.executable, "-m", "minitorch_grading.classrun", "autograde",
-                               "--course-dir", str(course_dir), "--budget", f"{args.budget:g}"],
-                              env=course.grading_env())
-        seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
-        load_after = os.getloadavg()
-        loads.append(load_after[0])
-        print(f"\nclass run of {len(made)} learners: {seconds:.0f} s ({seconds / 60:.1f} min) "
-              f"of wall time, {cpu:.0f} s ({cpu / 60:.1f} min) of CPU time (the class run, "
-              f"nbgrader, the kernels), {seconds / len(made):.0f} s / {cpu / len(made):.0f} s "
-              f"per learner, budget {args.budget:g} s, exit {proc.returncode}; "
-              f"{os.cpu_count()} cores, load average {load[0]:.1f} before, during "
-              f"{min(loads):.1f}-{max(loads):.1f} (mean {sum(loads) / len(loads):.1f}, 1-min "
-              f"samples every {LOAD_EVERY} s), {load_after[0]:.1f} / {load_after[1]:.1f} / "
-              f"{load_after[2]:.1f} after (1/5/15 min)")
-        print(per_kind(course_dir, made))
+        modes = [m for m in args.modes.split(",") if m]
+        copies = {}
+        for mode in modes:  # the same class, once per mode
+            copies[mode] = course_dir.with_name(f"{course_dir.name}-{mode}")
+            shutil.copytree(course_dir, copies[mode])
+        walls = {}
+        for mode in modes:
+            load = os.getloadavg()
+            loads: list[float] = []
+            sampler = threading.Thread(target=_sample_load, args=(loads,), daemon=True)
+            cpu = _children_cpu()
+            sampler.start()
+            seconds, code = grade(copies[mode], args.budget, mode, args.workers)
+            cpu = _children_cpu() - cpu
+            walls[mode] = seconds
+            load_after = os.getloadavg()
+            loads.append(load_after[0])
+            print(f"\n{mode} class run of {len(made)} learners: {seconds:.0f} s "
+                  f"({seconds / 60:.1f} min) of wall time, {seconds / len(made):.0f} s per "
+                  f"learner, budget {args.budget:g} s, exit {code}; {os.cpu_count()} cores, "
+                  f"load average {load[0]:.1f} before, during {min(loads):.1f}-{max(loads):.1f} "
+                  f"(mean {sum(loads) / len(loads):.1f}, 1-min samples every {LOAD_EVERY} s), "
+                  f"{load_after[0]:.1f} / {load_after[1]:.1f} / {load_after[2]:.1f} after "
+                  f"(1/5/15 min); CPU of waited children {cpu:.0f} s")
+            print(per_kind(copies[mode], made))
+        if "serial" in walls and "parallel" in walls:
+            print(f"\nspeed-up, parallel over serial: {walls['serial'] / walls['parallel']:.2f} x")
+        jobs = job_seconds(copies["serial" if "serial" in copies else modes[0]])
+        print(f"\nsimulated scaling (the {len(jobs)} measured jobs, mean {sum(jobs) / len(jobs):.0f} "
+              f"s, repeated; one core per worker):\n{scaling_table(jobs)}")
         print("kinds: " + json.dumps(made))
         return 0
     finally:
         if tmp is not None:
+            for mode in ("serial", "parallel"):
+                shutil.rmtree(course_dir.with_name(f"{course_dir.name}-{mode}"),
+                              ignore_errors=True)
             tmp.cleanup()
 
 

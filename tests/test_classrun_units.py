@@ -121,3 +121,47 @@ def test_after_a_stopped_cell_nothing_more_runs(monkeypatch):
     monkeypatch.setattr(nbgrader_ext, "_STOPPED", {"looper"})
     assert _cell_timeout(monkeypatch, "looper", budget=60, timeout=600) == nbgrader_ext.TIMED_OUT
     assert _cell_timeout(monkeypatch, "other", budget=60, timeout=600) == 60
+
+
+# ---------------------------------------------------------------- the parallel class run's pieces
+def test_a_packed_folder_unpacks_the_same_and_nothing_leaves_it(tmp_path):
+    from minitorch_grading import parallel
+
+    src = tmp_path / "src"
+    (src / "minitorch" / "__pycache__").mkdir(parents=True)
+    (src / "minitorch" / "tensor.py").write_text("x = 1\n", "utf-8")
+    (src / "minitorch" / "__pycache__" / "t.pyc").write_bytes(b"\0")
+    (src / "link.py").symlink_to(src / "minitorch" / "tensor.py")
+    files = parallel.pack(src)
+    assert files == {"minitorch/tensor.py": b"x = 1\n"}  # no cache, no link
+    parallel.unpack(files, tmp_path / "dest")
+    assert (tmp_path / "dest" / "minitorch" / "tensor.py").read_text("utf-8") == "x = 1\n"
+    for bad in ("../escape.py", "/etc/x", "a/../../b"):
+        with pytest.raises(ValueError, match="outside"):
+            parallel.unpack({bad: b""}, tmp_path / "dest")
+    assert not (tmp_path / "escape.py").exists()
+
+
+def test_progress_lines_say_done_running_failed_elapsed_eta_and_parts():
+    import io
+
+    from minitorch_grading.progress import Progress
+
+    out = io.StringIO()
+    bar = Progress(3, 2, stream=out, tty=False)
+    bar.running(2)
+    bar.finished("ana", classrun.Outcome("ana", parts={"nbgrader": 20, "record": 6, "tests": 3}))
+    bar.finished("bea", classrun.Outcome("bea", status="failed"))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "autograde: 3 learners, 2 at a time"
+    assert lines[1].startswith("[1/3] ana: graded in 29 s (nbgrader 20 s, record 6 s, tests 3 s);")
+    assert "running 2, failed 0, elapsed 0:00, ETA " in lines[1]
+    assert lines[2].startswith("[2/3] bea: failed; running 2, failed 1")
+
+
+def test_the_report_gives_time_by_part_and_the_kernels_cpu_share():
+    outcomes = [classrun.Outcome("ana", spent=30.0, parts={"nbgrader": 20, "record": 6}),
+                classrun.Outcome("bea", spent=10.0, parts={"nbgrader": 9})]
+    text = classrun.report_text(outcomes, 60.0, 40.0, cores=2)
+    assert "2 at a time, kernels' CPU 40 s = 50% of 2 x the wall time" in text
+    assert "ana: no score in 26 s (nbgrader 20 s, record 6 s; 30 s CPU of the budget)" in text

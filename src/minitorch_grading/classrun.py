@@ -1,7 +1,13 @@
 """The class run: grade every submission of a course directory, learner by learner, and report.
 
     python -m minitorch_grading.classrun autograde [--course-dir DIR] [--budget 60] [--force]
+                                                   [--workers N | --scheduler ADDRESS | --serial]
     python -m minitorch_grading.classrun export [--course-dir DIR]
+
+By default the learners' jobs run in parallel on a Dask cluster (``minitorch_grading.parallel``:
+a local one, one worker per core, or ``--scheduler``'s) and their results are merged here in
+learner-id order; ``--serial`` (and :func:`class_run` below) grades them one after another in
+this process, nbgrader for everyone first, then the scores of record.
 
 ``autograde`` grades each learner of ``submitted/`` in a job of their own
 (``minitorch_grading.job``), so one broken submission never stops the class and no submission
@@ -55,7 +61,7 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from minitorch_grading import course, nbgrader_job, sandbox
+from minitorch_grading import course, nbgrader_job, progress, sandbox
 from minitorch_grading.job import Job, SubmissionTooLarge, snapshot
 
 BUDGET = 60.0  # seconds per submission (all its notebooks): see nbgrader_ext.BudgetedExecute
@@ -83,6 +89,7 @@ class Outcome:
     scores: dict[str, list[float]] = field(default_factory=dict)  # notebook -> [score, max]
     stopped: bool = False  # a cell was stopped by the budget: nothing more ran
     killed: bool = False  # nbgrader was killed at WALL_FACTOR x budget (Clock.kill_at)
+    parts: dict[str, float] = field(default_factory=dict)  # nbgrader|record|tests -> seconds
 
 
 # ---------------------------------------------------------------- what the gradebook expects
@@ -416,8 +423,8 @@ def class_run(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
     return outcomes
 
 
-def report_text(outcomes: list[Outcome], budget: float, seconds: float) -> str:
-    """The human-readable report of a class run."""
+def report_text(outcomes: list[Outcome], budget: float, seconds: float, cores: int = 1) -> str:
+    """The human-readable report of a class run (``cores``: jobs run at a time)."""
     def total(o: Outcome) -> str:
         score = sum(s for s, _ in o.scores.values())
         most = sum(m for _, m in o.scores.values())
@@ -425,13 +432,19 @@ def report_text(outcomes: list[Outcome], budget: float, seconds: float) -> str:
 
     by = {s: [o for o in outcomes if o.status == s]
           for s in ("graded", "partly graded", "skipped", "failed")}
+    cpu = sum(o.spent for o in outcomes)  # the kernels' CPU time (the budget's clock)
+    use = f", kernels' CPU {cpu:.0f} s = {cpu / max(seconds * cores, 1e-9):.0%} of " \
+        f"{cores} x the wall time" if seconds else ""
     lines = [f"Class run of {course.ASSIGNMENT}: {len(outcomes)} submissions in {seconds:.0f} s "
-             f"(budget {budget:g} s each)", ""]
+             f"(budget {budget:g} s each; {cores} at a time{use})", ""]
     lines.append(f"Graded ({len(by['graded']) + len(by['partly graded'])}):")
     for o in by["graded"] + by["partly graded"]:
         note = " (partly: see manual grading)" if o.status == "partly graded" else ""
-        lines.append(f"  {o.student}: {total(o)} in {o.seconds:.0f} s "
-                     f"({o.spent:.0f} s CPU of the budget){note}")
+        parts = progress.parts_text(o.parts)
+        took = sum(o.parts.values()) if o.parts else o.seconds
+        lines.append(f"  {o.student}: {total(o)} in {took:.0f} s "
+                     + (f"({parts}; " if parts else "(")
+                     + f"{o.spent:.0f} s CPU of the budget){note}")
     if by["skipped"]:
         lines.append(f"Already autograded, skipped ({len(by['skipped'])}; --force regrades):")
         lines += [f"  {o.student}: {total(o)}" for o in by["skipped"]]
@@ -460,16 +473,16 @@ def report_text(outcomes: list[Outcome], budget: float, seconds: float) -> str:
 
 
 def write_report(course_dir: Path, outcomes: list[Outcome], budget: float,
-                 seconds: float) -> tuple[Path, str]:
+                 seconds: float, cores: int = 1) -> tuple[Path, str]:
     """reports/autograde-<time>.txt and .json; returns the text file and the text."""
     folder = course_dir / REPORTS
     folder.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    text = report_text(outcomes, budget, seconds)
+    text = report_text(outcomes, budget, seconds, cores)
     path = folder / f"autograde-{stamp}.txt"
     path.write_text(text, encoding="utf-8")
     data = {"assignment": course.ASSIGNMENT, "budget": budget, "seconds": round(seconds, 1),
-            "submissions": [asdict(o) for o in outcomes]}
+            "cores": cores, "submissions": [asdict(o) for o in outcomes]}
     path.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     return path, text
 
@@ -591,19 +604,31 @@ def of_record(course_dir: Path, outcomes: list[Outcome], seed: int | None = None
     _, records, path = record.record_class(
         course_dir, [o.student for o in graded], seed,
         skip={o.student: set(o.manual) for o in graded}, snapshots=snapshots, unsafe=unsafe)
-    flags = {r.student: r.flags for r in records}
+    by_student = {r.student: r for r in records}
     for o in graded:
         o.scores = notebook_scores(course_dir, o.student)
-        o.problems += [f"record: {f}" for f in flags.get(o.student, [])]
+        rec = by_student.get(o.student)
+        o.problems += [f"record: {f}" for f in (rec.flags if rec else [])]
+        if rec is not None:
+            o.parts.update(nbgrader=o.seconds, record=round(rec.seconds - rec.tests_seconds, 1),
+                           tests=rec.tests_seconds)
     return path
 
 
 def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
                       force: bool = False, seed: int | None = None,
-                      unsafe: bool = False) -> int:
+                      unsafe: bool = False, serial: bool = True,
+                      scheduler: str | None = None, workers: int | None = None) -> int:
     """``classrun autograde``: the class run, its scores of record, the report, the export.
     Refuses (exit message: why, how to fix) where the OS sandbox cannot run, unless
-    ``unsafe``."""
+    ``unsafe``. ``serial``: learner after learner in this process (nbgrader for all, then the
+    record for all); else each learner's whole job on a Dask cluster
+    (``minitorch_grading.parallel``: ``scheduler``'s, or a local one of ``workers``)."""
+    if not serial:
+        from minitorch_grading import parallel
+
+        return parallel.autograde(course_dir, budget, pattern, force, seed, unsafe, scheduler,
+                                  workers)
     course_dir = course_dir.expanduser().resolve()
     start = time.monotonic()
     try:
@@ -619,8 +644,15 @@ def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "
                                   unsafe=unsafe)
     finally:
         ctx.close()
+    return finish(course_dir, outcomes, budget, time.monotonic() - start, record_report)
+
+
+def finish(course_dir: Path, outcomes: list[Outcome], budget: float, seconds: float,
+           record_report: Path | None, cores: int = 1) -> int:
+    """The end of a class run, serial or parallel: the ledger, the report, the export, the
+    flags; the exit status (1: a learner could not be graded at all)."""
     write_ledger(course_dir, [o.student for o in outcomes if o.status != "skipped"])
-    path, text = write_report(course_dir, outcomes, budget, time.monotonic() - start)
+    path, text = write_report(course_dir, outcomes, budget, seconds, cores)
     print()
     print(text, end="")
     print(f"report: {path} (and {path.with_suffix('.json').name})")
@@ -670,11 +702,21 @@ def main(argv: list[str] | None = None) -> int:
             cmd.add_argument("--unsafe-no-sandbox", action="store_true",
                              help="run learner code WITHOUT the OS sandbox, as you (never for "
                                   "a real class: docs/INSTRUCTOR.md)")
+            how = cmd.add_mutually_exclusive_group()
+            how.add_argument("--serial", action="store_true",
+                             help="one learner after another in this process (no Dask)")
+            how.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                             help="an existing Dask cluster's scheduler (tcp://host:8786); "
+                                  "default: a local cluster, one worker per core")
+            how.add_argument("--workers", type=int, default=None,
+                             help="the local cluster's worker processes (default: every core)")
     args = parser.parse_args(argv)
     if args.command == "export":
         return export_command(args.course_dir)
     return autograde_command(args.course_dir, budget=args.budget, pattern=args.student,
-                             force=args.force, seed=args.seed, unsafe=args.unsafe_no_sandbox)
+                             force=args.force, seed=args.seed, unsafe=args.unsafe_no_sandbox,
+                             serial=args.serial, scheduler=args.scheduler,
+                             workers=args.workers)
 
 
 if __name__ == "__main__":

@@ -118,7 +118,8 @@ class Job:
             return sandbox.run(argv, self.folder, read_only=read_only, env=env, limits=limits,
                                stdin=stdin, cwd=self.path(cwd), hide=[str(h) for h in hide or []])
         start = time.monotonic()
-        env = {"PATH": "/usr/bin:/bin", "HOME": self.root, "LANG": "C.UTF-8", **(env or {})}
+        env = {"PATH": "/usr/bin:/bin", "HOME": self.root, "LANG": "C.UTF-8",
+               **sandbox.ONE_THREAD, **(env or {})}
         try:
             proc = subprocess.run(argv, input=stdin, capture_output=True, env=env,
                                   cwd=self.path(cwd), timeout=limits.wall,

@@ -970,7 +970,7 @@ class Record:
     failures: dict[str, str] = field(default_factory=dict)  # "nb/grade_id" -> why
     flags: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    tests_seconds: float = 0.0  # of which the learner's tests' job (issue 29)
+    tests_seconds: float = 0.0  # of ``seconds``: the learner's tests (learner_tests)
     problem: str = ""
     log: str = ""  # the end of the worker's stderr (what the learner's code printed)
 
@@ -1028,7 +1028,7 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
     if plan_.test_labs:  # the learner's tests: their own sandboxed job
         tests = learner_tests.grade_tests(folder, plan_.impls, plan_.test_labs, unsafe)
         rec.seconds = round(rec.seconds + tests.seconds, 1)
-        rec.tests_seconds = tests.seconds
+        rec.tests_seconds = round(tests.seconds, 1)
         rec.flags += tests.flags + ([tests.problem] if tests.problem else [])
 
     reports: dict[str, RowReport] = {}

@@ -68,6 +68,11 @@ JOB_BYTES = 512 * 2**20
 TMP_BYTES = 256 * 2**20
 
 
+# One BLAS/OpenMP thread per sandboxed command: jobs run side by side (the parallel class run,
+# minitorch_grading.parallel), one per core, and must not contend for the cores.
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
 class SandboxUnavailable(RuntimeError):
     """The sandbox cannot run here: the message says why and how to fix it."""
 
@@ -249,7 +254,7 @@ def run(argv: list[str], private: Path, *, read_only: list | None = None,
     private = private.resolve()
     prepare(private)
     env = {"PATH": "/usr/bin:/bin", "HOME": JOB, "TMPDIR": "/tmp", "LANG": "C.UTF-8",
-           **(env or {})}
+           **ONE_THREAD, **(env or {})}
     args = command(argv, private, read_only, env, cwd, hide)
     start = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
