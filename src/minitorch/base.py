@@ -17,7 +17,7 @@ from typing import Any, Self
 import numpy as np
 
 from minitorch.errors import BackwardError, ShapeError
-from minitorch.node import Node
+from minitorch.node import Node, saved_checksums
 from minitorch.support import Backward, as_array, grad_mode
 
 __all__ = ["TensorBase"]
@@ -51,13 +51,21 @@ class TensorBase(Node):
         # NumPy returns a scalar, not an array, from a 0-d computation: .data is always an array
         out.data = data if type(data) is np.ndarray else np.asarray(data, dtype=np.float64)
         out.grad = None
-        # a list, not a generator: for one or two parents it is the cheaper of the two
-        if grad_mode.enabled and any([p.requires_grad for p in parents]):
+        # This runs once per op: plain loops and direct slot writes, no comprehension (a call of
+        # its own in Python 3.11) and no property setter (minitorch.node: the same checksums).
+        record = False
+        if grad_mode.enabled:
+            for p in parents:
+                if p.requires_grad:
+                    record = True
+                    break
+        if record:
             out.requires_grad, out._prev, out._op = True, parents, op
-            out._backward = backward  # checksums the arrays it captured (minitorch.node)
+            out._backward_fn = backward
+            out._checksums = saved_checksums(backward) if backward is not None else None
         else:
             out.requires_grad, out._prev, out._op = False, (), ""
-            out._backward = None
+            out._backward_fn = out._checksums = None
         return out
 
     @classmethod

@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-__all__ = ["GradMode", "Node", "checksum", "saved_arrays_changed"]
-
+__all__ = ["GradMode", "Node", "checksum", "saved_arrays_changed", "saved_checksums"]
 
 
 class GradMode(threading.local):
@@ -60,28 +59,47 @@ def checksum(a: np.ndarray) -> int | bytes:
     return np.einsum("i,i->", a.reshape(-1), _weights[: a.size]).tobytes()
 
 
-def _saved(cells: tuple[Any, ...]) -> tuple[int | bytes, ...] | None:
-    """The checksums of the arrays among a closure's cells, in cell order.
+def saved_checksums(backward: Callable) -> tuple[int | bytes, ...] | None:
+    """The checksums of the NumPy arrays among ``backward``'s closure cells, in cell order.
 
     Only numbers: the arrays stay where they are (in the cells), so the tuple adds no
-    reference for the garbage collector to follow.
+    reference for the garbage collector to follow. One plain loop, no comprehension: this runs
+    once per recorded op, and in Python 3.11 each comprehension is a call of its own.
     """
-    saved = [hash(value.tobytes()) if value.size <= SMALL else checksum(value)
-             for value in [cell.cell_contents for cell in cells]
-             if type(value) is np.ndarray]
+    cells = backward.__closure__
+    if not cells:
+        return None
+    saved = []
+    for cell in cells:
+        value = cell.cell_contents
+        if type(value) is np.ndarray:
+            saved.append(hash(value.tobytes()) if value.size <= SMALL else checksum(value))
     return tuple(saved) if saved else None
 
 
-def saved_arrays_changed(node: Node) -> np.ndarray | None:
-    """The first of ``node``'s saved arrays that changed since it was saved (None: none did)."""
+def saved_arrays_changed(node: Node, now: dict[int, int | bytes] | None = None) -> np.ndarray | None:
+    """The first of ``node``'s saved arrays that changed since it was saved (None: none did).
+
+    ``now`` caches each array's current checksum by ``id`` while one ``backward()`` checks its
+    graph: an array several closures saved (a leaf used by many ops) is hashed once.
+    """
     saved = node._checksums
     if saved is None:
         return None
-    arrays = [value for value in [cell.cell_contents for cell in node._backward_fn.__closure__]
-              if type(value) is np.ndarray]
-    for a, before in zip(arrays, saved):
-        if (hash(a.tobytes()) if a.size <= SMALL else checksum(a)) != before:
+    i = 0
+    for cell in node._backward_fn.__closure__:
+        a = cell.cell_contents
+        if type(a) is not np.ndarray:
+            continue
+        if now is None:
+            current = hash(a.tobytes()) if a.size <= SMALL else checksum(a)
+        else:
+            current = now.get(id(a))
+            if current is None:
+                current = now[id(a)] = hash(a.tobytes()) if a.size <= SMALL else checksum(a)
+        if current != saved[i]:
             return a
+        i += 1
     return None
 
 
@@ -94,8 +112,8 @@ class Node:
     def _set_backward(self, backward: Callable | None) -> None:
         self._backward_fn = backward
         # only a recorded node will run its backward: no_grad() costs nothing
-        cells = backward.__closure__ if backward is not None and self.requires_grad else None
-        self._checksums = _saved(cells) if cells else None
+        self._checksums = (saved_checksums(backward)
+                           if backward is not None and self.requires_grad else None)
 
     if TYPE_CHECKING:  # the same property, as a type checker reads one
         @property

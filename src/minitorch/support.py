@@ -208,13 +208,35 @@ def erf(x: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- the engine's bookkeeping
 def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
-    """``node.grad += g``, never in place; a leaf's gradient never aliases another array."""
+    """``node.grad += g``, never in place; a leaf's gradient never aliases another array.
+
+    An intermediate node's gradient is the upstream gradient its own ``_backward`` will receive:
+    it is stored read-only (a read-only view of ``g``, or the new sum), so a backward that
+    writes into its ``g`` (``g *= mask``) raises instead of silently changing the gradient that
+    a sibling, or the node's ``.grad``, still shares (``TensorBase`` names the op).
+    """
+    if node._prev:
+        if node.grad is None:
+            if type(g) is not np.ndarray:  # NumPy computes 0-d results as scalars
+                g = np.asarray(g, dtype=np.float64)
+                g.flags.writeable = False
+            elif g.flags.writeable:  # a view: the array itself may be someone else's to write
+                g = g.view()
+                g.flags.writeable = False
+            node.grad = g
+        else:
+            total = node.grad + g  # a new array: ours to freeze
+            if type(total) is not np.ndarray:
+                total = np.asarray(total, dtype=np.float64)
+            total.flags.writeable = False
+            node.grad = total
+        return
     if node.grad is None:
         # A leaf's .grad is the user's (an optimizer may update it in place): it must not be a
-        # read-only broadcast view or the very array handed to a sibling. An intermediate
-        # node's gradient is only read by its own _backward, so it can share.
-        shared = g is grad_output or g.base is not None
-        node.grad = g.copy() if shared and not node._prev else g
+        # read-only array or view, nor the very array handed to a sibling.
+        shared = (type(g) is np.ndarray
+                  and (g is grad_output or g.base is not None or not g.flags.writeable))
+        node.grad = g.copy() if shared else g
     else:
         node.grad = node.grad + g
     if type(node.grad) is not np.ndarray:  # NumPy computes 0-d results as scalars
@@ -228,10 +250,11 @@ def check_unchanged(order: Sequence[Node]) -> None:
     (``minitorch.node``); changing one in place (``x.data *= 2``, ``y.data[0] = 7``) between the
     forward pass and ``backward()`` would otherwise give a silently wrong gradient.
     """
+    now: dict[int, int | bytes] = {}  # each array's checksum, taken once per call
     for node in order:
         if node._checksums is None:
             continue
-        array = saved_arrays_changed(node)
+        array = saved_arrays_changed(node, now)
         if array is None:
             continue
         owners = [name for name, t in [("output", node)] + [
