@@ -197,3 +197,34 @@ def grad_shape_message(op: str, index: int, grad: Shape, expected: Shape) -> str
         f"whose shape is {_fmt(expected)}; unbroadcast cannot reduce one to the other. "
         "A backward rule must return each gradient at the output's shape (or the input's).",
         op=op, index=index, grad_shape=tuple(grad), expected=tuple(expected))
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the course's gettext catalog; translated where it is shown."""
+    return message
+
+
+UPSTREAM_WRITTEN = N_(
+    "{op}: its backward wrote into the upstream gradient g it received (or into a view of it), "
+    "in place (g *= mask, g[...] = 0, g += ...). That array is shared: it is the output's .grad "
+    "and other backwards may read it, so the engine hands it read-only. Compute a new array "
+    "instead of changing g."
+)
+
+
+def upstream_written_error(op: str) -> BackwardError:
+    """The error for a backward that wrote into its (read-only) upstream gradient, in the
+    learner's language: Spanish by default, English with ``MINITORCH_LANG=en``.
+
+    The text is a msgid of the course's gettext catalog (``minitorch_course.i18n``), looked up
+    only here, on the error path; without the course package the English text is used. The
+    error keeps its facts as fields: ``op`` and ``upstream_written`` (True).
+    """
+    try:
+        from minitorch_course.i18n import t
+        text = t(UPSTREAM_WRITTEN, op=op)
+    except Exception:  # the engine without the course (or a broken catalog): English
+        text = UPSTREAM_WRITTEN.format(op=op)
+    err = BackwardError(str(text))
+    err.op, err.upstream_written = op, True
+    return err
