@@ -219,16 +219,16 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
         if node.grad is None:
             if type(g) is not np.ndarray:  # NumPy computes 0-d results as scalars
                 g = np.asarray(g, dtype=np.float64)
-                g.flags.writeable = False
+                g.setflags(write=False)
             elif g.flags.writeable:  # a view: the array itself may be someone else's to write
                 g = g.view()
-                g.flags.writeable = False
+                g.setflags(write=False)
             node.grad = g
         else:
             total = node.grad + g  # a new array: ours to freeze
             if type(total) is not np.ndarray:
                 total = np.asarray(total, dtype=np.float64)
-            total.flags.writeable = False
+            total.setflags(write=False)
             node.grad = total
         return
     if node.grad is None:
