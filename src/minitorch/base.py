@@ -70,7 +70,9 @@ def _naming_read_only_writes(backward: Callable) -> Callable:
         if collecting:
             gc.disable()
         try:
-            return backward(self, *args, **kwargs)
+            # looked up at each call, not taken from the closure: %autoreload patches this
+            # function in place (code and __dict__, so __wrapped__) but keeps its closure
+            return wrapper.__wrapped__(self, *args, **kwargs)
         except ValueError as err:
             op = _writer_op(err)
             if op is None:
