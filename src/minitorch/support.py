@@ -217,11 +217,14 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
     """
     if node._prev:
         if node.grad is None:
-            if type(g) is not np.ndarray:  # NumPy computes 0-d results as scalars
+            if type(g) is np.ndarray:
+                # passed through (add): read-only already, unless it is the seed; else a view
+                # (the array itself may be someone else's to write)
+                if g is not grad_output or g.flags.writeable:
+                    g = g.view()
+                    g.setflags(write=False)
+            else:  # NumPy computes 0-d results as scalars
                 g = np.asarray(g, dtype=np.float64)
-                g.setflags(write=False)
-            elif g.flags.writeable:  # a view: the array itself may be someone else's to write
-                g = g.view()
                 g.setflags(write=False)
             node.grad = g
         else:
