@@ -4,20 +4,21 @@
 ``TensorBase`` holds the constructor, ``_make`` (how an op creates its output node), the
 properties (``shape``, ``ndim``, ...), conversions (``item``, ``numpy``, ``detach``,
 ``np.asarray(t)``), the Python operators (``a + b`` calls ``a.add(b)``, the learner's method) and
-the checks of ``backward``'s arguments, and one translation around the learner's ``backward``
-(``__init_subclass__``): the engine hands each ``_backward`` its upstream gradient read-only
-(``minitorch.support.accumulate``), and NumPy's "output array is read-only" raised by a
-backward that writes into it becomes a BackwardError naming the op; the cyclic garbage
-collector pauses while ``backward`` runs (it would walk the whole live graph for nothing). Every method reaches the learner's code through ``self``
-or ``cls``, never through a name bound here: after ``%autoreload`` replaces the Tensor class,
-``type(t)`` is the new one and these methods keep working.
+the checks of ``backward``'s arguments. It also runs the learner's ``backward``:
+``__init_subclass__`` renames it ``_backward_impl`` and ``TensorBase.backward`` calls it, with
+the cyclic garbage collector paused (it would walk the whole live graph for nothing) and NumPy's
+"output array is read-only" turned into a BackwardError naming the op: the engine hands each
+``_backward`` its upstream gradient read-only (``minitorch.support.accumulate``), and a backward
+that writes into it (``g *= mask``) would otherwise change a gradient others share. Every
+method reaches the learner's code through ``self`` or ``cls``, never through a name bound here:
+after ``%autoreload`` replaces the Tensor class, ``type(t)`` is the new one and these methods
+keep working.
 """
 
 from __future__ import annotations
 
-import functools
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, Self
 
 import numpy as np
@@ -55,37 +56,6 @@ def _writer_op(err: ValueError) -> str | None:
     return "backward"
 
 
-def _naming_read_only_writes(backward: Callable) -> Callable:
-    """``backward`` that turns a write into a read-only upstream gradient into a BackwardError
-    naming the op, with the cyclic garbage collector paused while it runs; per ``backward()``
-    call, nothing per node."""
-
-    @functools.wraps(backward)
-    def wrapper(self, *args: Any, **kwargs: Any) -> Any:
-        # No cyclic collection while backward runs: it creates no cycles, and a full collection
-        # would walk the whole live graph (on a 100,000-op chain ~10% of backward's time).
-        # Whatever garbage it leaves is collected as usual afterwards; a collector the user
-        # switched off stays off.
-        collecting = gc.isenabled()
-        if collecting:
-            gc.disable()
-        try:
-            # looked up at each call, not taken from the closure: %autoreload patches this
-            # function in place (code and __dict__, so __wrapped__) but keeps its closure
-            return wrapper.__wrapped__(self, *args, **kwargs)
-        except ValueError as err:
-            op = _writer_op(err)
-            if op is None:
-                raise
-            raise upstream_written_error(op) from err
-        finally:
-            if collecting:
-                gc.enable()
-
-    wrapper._names_read_only_writes = True  # type: ignore[attr-defined]
-    return wrapper
-
-
 class TensorBase(Node):
     """The provided half of ``minitorch.tensor.Tensor`` (see the module docstring).
 
@@ -97,11 +67,43 @@ class TensorBase(Node):
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operators
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Wrap the learner's ``backward`` (see the module docstring); its code is unchanged."""
+        """The learner's ``backward`` becomes ``_backward_impl``, which ``backward`` below calls.
+
+        Its code is unchanged; a plain attribute renamed, so ``%autoreload`` updates it as it
+        updates every other method of the class.
+        """
         super().__init_subclass__(**kwargs)
         backward = cls.__dict__.get("backward")
-        if callable(backward) and not getattr(backward, "_names_read_only_writes", False):
-            cls.backward = _naming_read_only_writes(backward)
+        # only the engine class (tensor.py's Tensor): a subclass's own backward that calls
+        # super().backward() must reach this one, not itself
+        if callable(backward) and TensorBase in cls.__bases__:
+            cls._backward_impl = backward
+            del cls.backward
+
+    def backward(self, grad: Any = None, retain_graph: bool = False) -> None:
+        """Fill ``.grad`` of every leaf that leads here: the learner's ``backward`` (tensor.py).
+
+        Around it, the engine pauses the cyclic garbage collector, and turns a write into a
+        read-only upstream gradient (NumPy's "output array is read-only") into a BackwardError
+        naming the op (see the module docstring).
+        """
+        # No cyclic collection while backward runs: it creates no cycles, and a full collection
+        # would walk the whole live graph (on a 100,000-op chain ~10% of backward's time).
+        # Whatever garbage it leaves is collected as usual afterwards; a collector the user
+        # switched off stays off.
+        collecting = gc.isenabled()
+        if collecting:
+            gc.disable()
+        try:
+            return type(self)._backward_impl(self, grad, retain_graph)
+        except ValueError as err:
+            op = _writer_op(err)
+            if op is None:
+                raise
+            raise upstream_written_error(op) from err
+        finally:
+            if collecting:
+                gc.enable()
 
     def __init__(self, data: Any, requires_grad: bool = False) -> None:
         self.data: np.ndarray = as_array(data)
