@@ -7,13 +7,15 @@ reason: when ``%autoreload`` re-executes your edited ``tensor.py``, the Tensor c
 and slot descriptors defined in the replaced class would no longer fit the tensors you already
 have. Declared here, they never change, so your live tensors keep working after every save.
 
-One field does a little more than store. Assigning ``out._backward = _backward`` to a node that
-requires grad also takes a checksum of every NumPy array the closure captured: exactly the arrays
-its backward will read (``a`` and ``b`` in ``mul``, the output in ``exp``). ``backward()``
-compares them before running any closure (``saved_arrays_changed``), so an array changed in
-place between the forward pass and ``backward()`` gives an error naming the op, not a silently
-wrong gradient. PyTorch counts the writes to each tensor instead (version counters); a NumPy
-array cannot count.
+One field does a little more than store. Recording an op (``TensorBase._make``, or assigning
+``out._backward = _backward`` to a node that requires grad) also takes a checksum of every NumPy
+array the closure captured (``saved_checksums``): exactly the arrays its backward will read
+(``a`` and ``b`` in ``mul``, the output in ``exp``). ``backward()`` compares them before running
+any closure (``minitorch.support.check_unchanged``), so an array changed in place between the
+forward pass and ``backward()`` gives an error naming the op, not a silently wrong gradient.
+PyTorch counts the writes to each tensor instead (version counters); a NumPy array cannot
+count, and making the arrays the engine creates read-only instead would forbid writes that no
+backward reads, which PyTorch allows (benchmarks/README.md, issue 32).
 """
 
 from __future__ import annotations

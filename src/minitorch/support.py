@@ -3,8 +3,9 @@
 Argument parsing and validation (axes, sizes, permutations, indices, class targets), the
 numerically careful functions NumPy lacks (a stable sigmoid, erf), grad mode (``no_grad``), and
 the engine's two bookkeeping steps that are not the chain rule: adding a gradient into a node
-without aliasing (``accumulate``) and refusing to run backward on data changed in place since
-the forward pass (``check_unchanged``). The learner's file imports them by the names it uses.
+without aliasing, read-only for an intermediate node (``accumulate``), and refusing to run
+backward on data changed in place since the forward pass (``check_unchanged``). The learner's
+file imports them by the names it uses.
 
 Nothing here knows the Tensor class (an edited ``tensor.py`` replaces it): a tensor is
 recognised as a ``minitorch.node.Node``, whose fields never change.
@@ -249,8 +250,8 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
 def check_unchanged(order: Sequence[Node]) -> None:
     """A BackwardError naming the op if an array its backward reads changed since the forward.
 
-    Assigning ``out._backward`` took a checksum of each array the closure captured
-    (``minitorch.node``); changing one in place (``x.data *= 2``, ``y.data[0] = 7``) between the
+    Recording the op took a checksum of each array the closure captured (``minitorch.node``);
+    changing one in place (``x.data *= 2``, ``y.data[0] = 7``) between the
     forward pass and ``backward()`` would otherwise give a silently wrong gradient.
     """
     now: dict[int, int | bytes] = {}  # each array's checksum, taken once per call
