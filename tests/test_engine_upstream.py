@@ -41,6 +41,8 @@ def _relu_assigning_into_g(self):
 @pytest.mark.parametrize("relu", [_relu_writing_into_g, _relu_assigning_into_g])
 @pytest.mark.parametrize("lang, words", [("es", "solo lectura"), ("en", "read-only")])
 def test_a_backward_writing_into_its_upstream_names_the_op(monkeypatch, relu, lang, words):
+    import minitorch_course.i18n  # noqa: F401  (loaded, as in a lab notebook: it translates)
+
     monkeypatch.setenv("MINITORCH_LANG", lang)
     monkeypatch.setattr(Tensor, "relu", relu)
     x = mt.Tensor([-1.0, 2.0, 3.0], requires_grad=True)

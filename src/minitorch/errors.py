@@ -7,6 +7,7 @@ shapes involved, so a shape bug is read in one glance instead of in a NumPy trac
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -214,17 +215,19 @@ UPSTREAM_WRITTEN = N_(
 
 def upstream_written_error(op: str) -> BackwardError:
     """The error for a backward that wrote into its (read-only) upstream gradient, in the
-    learner's language: Spanish by default, English with ``MINITORCH_LANG=en``.
+    learner's language when the course is loaded: Spanish by default, English with
+    ``MINITORCH_LANG=en``.
 
-    The text is a msgid of the course's gettext catalog (``minitorch_course.i18n``), looked up
-    only here, on the error path; without the course package the English text is used. The
-    error keeps its facts as fields: ``op`` and ``upstream_written`` (True).
+    The text is a msgid of the course's gettext catalog. minitorch never imports the course:
+    if ``minitorch_course.i18n`` is already loaded (a lab notebook, the checks) its ``t``
+    translates; else the English text is used. The error keeps its facts as fields: ``op``
+    and ``upstream_written`` (True).
     """
+    i18n = sys.modules.get("minitorch_course.i18n")
     try:
-        from minitorch_course.i18n import t
-        text = t(UPSTREAM_WRITTEN, op=op)
-    except Exception:  # the engine without the course (or a broken catalog): English
-        text = UPSTREAM_WRITTEN.format(op=op)
-    err = BackwardError(str(text))
+        text = str(i18n.t(UPSTREAM_WRITTEN, op=op)) if i18n is not None else None
+    except Exception:  # a broken catalog must not hide the error itself
+        text = None
+    err = BackwardError(text or UPSTREAM_WRITTEN.format(op=op))
     err.op, err.upstream_written = op, True
     return err
