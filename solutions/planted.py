@@ -149,6 +149,10 @@ PLANTS: dict[str, Plant] = {
         "return (g * (a > 0),)", "return (g * np.maximum(a, 0.0),)"),),
         what="relu's derivative written as relu(a) (the output) instead of the "
              "step 1[a > 0]"),
+    # passed every check while the engine handed closures a writable upstream (issue 32)
+    "relu_backward_writes_upstream": Plant("Tensor.relu", ("relu",), ((
+        "return (g * (a > 0),)", "g *= a > 0\n            return (g,)"),),
+        what="relu's backward masks the upstream in place (g *= mask) and returns it"),
     "relu_gradient_one_at_zero": Plant("Tensor.relu", ("relu",), ((
         "return (g * (a > 0),)", "return (g * (a >= 0),)"),),
         what="relu's step written as a >= 0: a gradient of 1 at the kink a = 0 (torch: 0)"),

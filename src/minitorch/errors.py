@@ -7,6 +7,7 @@ shapes involved, so a shape bug is read in one glance instead of in a NumPy trac
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -214,3 +215,36 @@ def grad_shape_message(op: str, index: int, grad: Shape, expected: Shape) -> str
         f"whose shape is {_fmt(expected)}; unbroadcast cannot reduce one to the other. "
         "A backward rule must return each gradient at the output's shape (or the input's).",
         op=op, index=index, grad_shape=tuple(grad), expected=tuple(expected))
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the course's gettext catalog; translated where it is shown."""
+    return message
+
+
+UPSTREAM_WRITTEN = N_(
+    "{op}: its backward wrote into the upstream gradient g it received (or into a view of it), "
+    "in place (g *= mask, g[...] = 0, g += ...). That array is shared: it is the output's .grad "
+    "and other backwards may read it, so the engine hands it read-only. Compute a new array "
+    "instead of changing g."
+)
+
+
+def upstream_written_error(op: str) -> BackwardError:
+    """The error for a backward that wrote into its (read-only) upstream gradient, in the
+    learner's language when the course is loaded: Spanish by default, English with
+    ``MINITORCH_LANG=en``.
+
+    The text is a msgid of the course's gettext catalog. minitorch never imports the course:
+    if ``minitorch_course.i18n`` is already loaded (a lab notebook, the checks) its ``t``
+    translates; else the English text is used. The error keeps its facts as fields: ``op``
+    and ``upstream_written`` (True).
+    """
+    i18n = sys.modules.get("minitorch_course.i18n")
+    try:
+        text = str(i18n.t(UPSTREAM_WRITTEN, op=op)) if i18n is not None else None
+    except Exception:  # a broken catalog must not hide the error itself
+        text = None
+    err = BackwardError(text or UPSTREAM_WRITTEN.format(op=op))
+    err.op, err.upstream_written = op, True
+    return err

@@ -7,13 +7,15 @@ reason: when ``%autoreload`` re-executes your edited ``tensor.py``, the Tensor c
 and slot descriptors defined in the replaced class would no longer fit the tensors you already
 have. Declared here, they never change, so your live tensors keep working after every save.
 
-One field does a little more than store. Assigning ``out._backward = _backward`` to a node that
-requires grad also takes a checksum of every NumPy array the closure captured: exactly the arrays
-its backward will read (``a`` and ``b`` in ``mul``, the output in ``exp``). ``backward()``
-compares them before running any closure (``saved_arrays_changed``), so an array changed in
-place between the forward pass and ``backward()`` gives an error naming the op, not a silently
-wrong gradient. PyTorch counts the writes to each tensor instead (version counters); a NumPy
-array cannot count.
+One field does a little more than store. Recording an op (``TensorBase._make``, or assigning
+``out._backward = _backward`` to a node that requires grad) also takes a checksum of every NumPy
+array the closure captured (``saved_checksums``): exactly the arrays its backward will read
+(``a`` and ``b`` in ``mul``, the output in ``exp``). ``backward()`` compares them before running
+any closure (``minitorch.support.check_unchanged``), so an array changed in place between the
+forward pass and ``backward()`` gives an error naming the op, not a silently wrong gradient.
+PyTorch counts the writes to each tensor instead (version counters); a NumPy array cannot
+count, and making the arrays the engine creates read-only instead would forbid writes that no
+backward reads, which PyTorch allows (benchmarks/README.md, issue 32).
 """
 
 from __future__ import annotations
@@ -25,8 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-__all__ = ["GradMode", "Node", "checksum", "saved_arrays_changed"]
-
+__all__ = ["GradMode", "Node", "checksum", "saved_arrays_changed", "saved_checksums"]
 
 
 class GradMode(threading.local):
@@ -60,28 +61,47 @@ def checksum(a: np.ndarray) -> int | bytes:
     return np.einsum("i,i->", a.reshape(-1), _weights[: a.size]).tobytes()
 
 
-def _saved(cells: tuple[Any, ...]) -> tuple[int | bytes, ...] | None:
-    """The checksums of the arrays among a closure's cells, in cell order.
+def saved_checksums(backward: Callable) -> tuple[int | bytes, ...] | None:
+    """The checksums of the NumPy arrays among ``backward``'s closure cells, in cell order.
 
     Only numbers: the arrays stay where they are (in the cells), so the tuple adds no
-    reference for the garbage collector to follow.
+    reference for the garbage collector to follow. One plain loop, no comprehension: this runs
+    once per recorded op, and in Python 3.11 each comprehension is a call of its own.
     """
-    saved = [hash(value.tobytes()) if value.size <= SMALL else checksum(value)
-             for value in [cell.cell_contents for cell in cells]
-             if type(value) is np.ndarray]
+    cells = backward.__closure__
+    if not cells:
+        return None
+    saved = []
+    for cell in cells:
+        value = cell.cell_contents
+        if type(value) is np.ndarray:
+            saved.append(hash(value.tobytes()) if value.size <= SMALL else checksum(value))
     return tuple(saved) if saved else None
 
 
-def saved_arrays_changed(node: Node) -> np.ndarray | None:
-    """The first of ``node``'s saved arrays that changed since it was saved (None: none did)."""
+def saved_arrays_changed(node: Node, now: dict[int, int | bytes] | None = None) -> np.ndarray | None:
+    """The first of ``node``'s saved arrays that changed since it was saved (None: none did).
+
+    ``now`` caches each array's current checksum by ``id`` while one ``backward()`` checks its
+    graph: an array several closures saved (a leaf used by many ops) is hashed once.
+    """
     saved = node._checksums
     if saved is None:
         return None
-    arrays = [value for value in [cell.cell_contents for cell in node._backward_fn.__closure__]
-              if type(value) is np.ndarray]
-    for a, before in zip(arrays, saved):
-        if (hash(a.tobytes()) if a.size <= SMALL else checksum(a)) != before:
+    i = 0
+    for cell in node._backward_fn.__closure__:
+        a = cell.cell_contents
+        if type(a) is not np.ndarray:
+            continue
+        if now is None:
+            current = hash(a.tobytes()) if a.size <= SMALL else checksum(a)
+        else:
+            current = now.get(id(a))
+            if current is None:
+                current = now[id(a)] = hash(a.tobytes()) if a.size <= SMALL else checksum(a)
+        if current != saved[i]:
             return a
+        i += 1
     return None
 
 
@@ -94,8 +114,8 @@ class Node:
     def _set_backward(self, backward: Callable | None) -> None:
         self._backward_fn = backward
         # only a recorded node will run its backward: no_grad() costs nothing
-        cells = backward.__closure__ if backward is not None and self.requires_grad else None
-        self._checksums = _saved(cells) if cells else None
+        self._checksums = (saved_checksums(backward)
+                           if backward is not None and self.requires_grad else None)
 
     if TYPE_CHECKING:  # the same property, as a type checker reads one
         @property

@@ -3,8 +3,9 @@
 Argument parsing and validation (axes, sizes, permutations, indices, class targets), the
 numerically careful functions NumPy lacks (a stable sigmoid, erf), grad mode (``no_grad``), and
 the engine's two bookkeeping steps that are not the chain rule: adding a gradient into a node
-without aliasing (``accumulate``) and refusing to run backward on data changed in place since
-the forward pass (``check_unchanged``). The learner's file imports them by the names it uses.
+without aliasing, read-only for an intermediate node (``accumulate``), and refusing to run
+backward on data changed in place since the forward pass (``check_unchanged``). The learner's
+file imports them by the names it uses.
 
 Nothing here knows the Tensor class (an edited ``tensor.py`` replaces it): a tensor is
 recognised as a ``minitorch.node.Node``, whose fields never change.
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.errors import BackwardError, ShapeError
-from minitorch.node import GradMode, Node, saved_arrays_changed
+from minitorch.node import SMALL, GradMode, Node, checksum
 
 __all__ = [
     "Axis",
@@ -211,13 +212,38 @@ def erf(x: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- the engine's bookkeeping
 def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
-    """``node.grad += g``, never in place; a leaf's gradient never aliases another array."""
+    """``node.grad += g``, never in place; a leaf's gradient never aliases another array.
+
+    An intermediate node's gradient is the upstream gradient its own ``_backward`` will receive:
+    it is stored read-only (a read-only view of ``g``, or the new sum), so a backward that
+    writes into its ``g`` (``g *= mask``) raises instead of silently changing the gradient that
+    a sibling, or the node's ``.grad``, still shares (``TensorBase`` names the op).
+    """
+    if node._prev:
+        if node.grad is None:
+            if type(g) is np.ndarray:
+                # passed through (add): read-only already, unless it is the seed; else a view
+                # (the array itself may be someone else's to write)
+                if g is not grad_output or g.flags.writeable:
+                    g = g.view()
+                    g.setflags(write=False)
+            else:  # NumPy computes 0-d results as scalars
+                g = np.asarray(g, dtype=np.float64)
+                g.setflags(write=False)
+            node.grad = g
+        else:
+            total = node.grad + g  # a new array: ours to freeze
+            if type(total) is not np.ndarray:
+                total = np.asarray(total, dtype=np.float64)
+            total.setflags(write=False)
+            node.grad = total
+        return
     if node.grad is None:
         # A leaf's .grad is the user's (an optimizer may update it in place): it must not be a
-        # read-only broadcast view or the very array handed to a sibling. An intermediate
-        # node's gradient is only read by its own _backward, so it can share.
-        shared = g is grad_output or g.base is not None
-        node.grad = g.copy() if shared and not node._prev else g
+        # read-only array or view, nor the very array handed to a sibling.
+        shared = (type(g) is np.ndarray
+                  and (g is grad_output or g.base is not None or not g.flags.writeable))
+        node.grad = g.copy() if shared else g
     else:
         node.grad = node.grad + g
     if type(node.grad) is not np.ndarray:  # NumPy computes 0-d results as scalars
@@ -227,21 +253,37 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
 def check_unchanged(order: Sequence[Node]) -> None:
     """A BackwardError naming the op if an array its backward reads changed since the forward.
 
-    Assigning ``out._backward`` took a checksum of each array the closure captured
-    (``minitorch.node``); changing one in place (``x.data *= 2``, ``y.data[0] = 7``) between the
+    Recording the op took a checksum of each array the closure captured (``minitorch.node``);
+    changing one in place (``x.data *= 2``, ``y.data[0] = 7``) between the
     forward pass and ``backward()`` would otherwise give a silently wrong gradient.
     """
+    now: dict[int, int | bytes] = {}  # each array's checksum, taken once per call
+    # minitorch.node.saved_arrays_changed, inlined: this loop visits every node of the graph
     for node in order:
-        if node._checksums is None:
+        saved = node._checksums
+        if saved is None:
             continue
-        array = saved_arrays_changed(node)
-        if array is None:
-            continue
-        owners = [name for name, t in [("output", node)] + [
-            (f"input {i}", p) for i, p in enumerate(node._prev)] if np.shares_memory(t.data, array)]
-        what = f"the data of its {' / '.join(owners)}" if owners else "an array it saved"
-        raise BackwardError(
-            f"{node._op}: {what} (shape {array.shape}) was changed in place after the forward "
-            "pass, and its backward needs the values the forward saw; recompute the forward pass "
-            "after changing data (PyTorch: 'modified by an inplace operation')"
-        )
+        i = 0
+        for cell in node._backward_fn.__closure__:
+            array = cell.cell_contents
+            if type(array) is not np.ndarray:
+                continue
+            current = now.get(id(array))
+            if current is None:
+                current = now[id(array)] = (hash(array.tobytes()) if array.size <= SMALL
+                                            else checksum(array))
+            if current != saved[i]:
+                _changed_in_place(node, array)
+            i += 1
+
+
+def _changed_in_place(node: Node, array: np.ndarray) -> None:
+    """Raise the BackwardError of ``check_unchanged`` for ``array``, saved by ``node``."""
+    owners = [name for name, t in [("output", node)] + [
+        (f"input {i}", p) for i, p in enumerate(node._prev)] if np.shares_memory(t.data, array)]
+    what = f"the data of its {' / '.join(owners)}" if owners else "an array it saved"
+    raise BackwardError(
+        f"{node._op}: {what} (shape {array.shape}) was changed in place after the forward "
+        "pass, and its backward needs the values the forward saw; recompute the forward pass "
+        "after changing data (PyTorch: 'modified by an inplace operation')"
+    )

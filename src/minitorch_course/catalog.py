@@ -635,6 +635,12 @@ OPS: tuple[Op, ...] = (
                    "Wrong at exactly a = 0: relu has a kink there, and torch's convention is "
                    "a gradient of 0: the step 1[a > 0] is strict, so it is 0 at a = 0.",
                    predict=lambda k: k.g * (k.x >= 0), where=lambda k: k.x == 0),
+           Mistake("relu_backward_writes_upstream", "aliasing",
+                   "relu's backward changed the upstream gradient g in place (g *= mask, "
+                   "g[...] = 0): g is the output's .grad, shared with whatever else reads it, "
+                   "and the engine hands it read-only. Compute a new array from g instead.",
+                   stages=("crash",),
+                   applies=lambda k: getattr(k.error, "upstream_written", False)),
        )),
     Op("gelu", "gelu", "01-elementwise-ops", lambda m, a: a.gelu(),
        lambda t, a: t.nn.functional.gelu(a), (REAL,), UNARY_CASES, "unary",

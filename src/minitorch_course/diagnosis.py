@@ -528,6 +528,8 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
         if m.applies is not None and m.applies(k):
             return Diagnosis(m.kind, m.id, {**_params(op, k), "raised": p,
                                             "shapes": numpy_shapes(err)})
+    if getattr(err, "upstream_written", False):  # minitorch.errors.upstream_written_error
+        return Diagnosis("aliasing", "upstream-written", {**p, "op": getattr(err, "op", "")})
     missing = _KEYWORD.search(str(err)) if isinstance(err, TypeError) else None
     if missing and case is not None and missing.group(1) in case.kwargs:
         return Diagnosis("crash", "missing-keyword", {

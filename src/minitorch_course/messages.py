@@ -433,6 +433,10 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         raised=Msg(raised(p))),
     "shape-error": _shape_error,
     "crash": raised,
+    "upstream-written": lambda p: t(
+        "{op}'s backward changed the upstream gradient g in place (g *= mask, g[...] = 0): g is "
+        "the output's .grad, shared with whatever else reads it, and the engine hands it "
+        "read-only. Compute a new array from g instead.", op=p["op"]),
     "crash-empty-axis": lambda p: t(
         "This case has a size-0 axis (an empty tensor), where torch returns an empty result (nan "
         "for a mean over nothing) instead of raising. A reduction with no identity raises on an "
