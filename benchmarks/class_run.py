@@ -38,8 +38,6 @@ from minitorch_grading import course
 sys.path.insert(0, str(ROOT / "tests"))  # the suites' submission helpers, not duplicated
 from conftest import Submissions  # noqa: E402
 
-_answered = Submissions.answered
-
 ASSIGNMENT = course.ASSIGNMENT
 PROOF_SETS = ROOT / "solutions" / "learner_tests"  # honest learners hand in the model tests
 ADD = 'return Tensor._make(self.data + other.data, (self, other), "add", _backward)'
