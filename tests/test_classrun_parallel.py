@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from minitorch_authoring.repository import REFERENCE
-from minitorch_grading import classrun, course, parallel
+from minitorch_grading import classrun, classrun_cli, course, parallel
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +53,7 @@ def runs(tmp_path_factory, submissions) -> dict[str, Path]:
     for name, folder, kind in (("serial", serial, {"serial": True}),
                                ("dask", dask, {"serial": False, "workers": 2})):
         start = time.monotonic()
-        classrun.autograde_command(folder, seed=SEED, **kind)
+        classrun_cli.autograde(folder, seed=SEED, **kind)
         TIMES[name] = time.monotonic() - start
     return {"serial": serial, "dask": dask}
 

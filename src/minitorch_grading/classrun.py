@@ -617,18 +617,12 @@ def of_record(course_dir: Path, outcomes: list[Outcome], seed: int | None = None
 
 def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
                       force: bool = False, seed: int | None = None,
-                      unsafe: bool = False, serial: bool = True,
-                      scheduler: str | None = None, workers: int | None = None) -> int:
-    """``classrun autograde``: the class run, its scores of record, the report, the export.
-    Refuses (exit message: why, how to fix) where the OS sandbox cannot run, unless
-    ``unsafe``. ``serial``: learner after learner in this process (nbgrader for all, then the
-    record for all); else each learner's whole job on a Dask cluster
-    (``minitorch_grading.parallel``: ``scheduler``'s, or a local one of ``workers``)."""
-    if not serial:
-        from minitorch_grading import parallel
-
-        return parallel.autograde(course_dir, budget, pattern, force, seed, unsafe, scheduler,
-                                  workers)
+                      unsafe: bool = False) -> int:
+    """``classrun autograde --serial``: the class run learner after learner in this process
+    (nbgrader for all, then the record for all), its scores of record, the report, the
+    export. Refuses (exit message: why, how to fix) where the OS sandbox cannot run, unless
+    ``unsafe``. The command line's default, in parallel on a Dask cluster, is
+    ``minitorch_grading.parallel.autograde`` (``minitorch_grading.classrun_cli``)."""
     course_dir = course_dir.expanduser().resolve()
     start = time.monotonic()
     try:
@@ -678,46 +672,7 @@ def export_command(course_dir: Path) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m minitorch_grading.classrun autograde|export``."""
-    import argparse
+if __name__ == "__main__":  # the command line lives in classrun_cli (it also reaches parallel)
+    from minitorch_grading.classrun_cli import main
 
-    parser = argparse.ArgumentParser(prog="python -m minitorch_grading.classrun",
-                                     description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name, text in (("autograde", "grade every submission learner by learner, within a "
-                        "time budget, and report"),
-                       ("export", "grades-by-notebook.csv: per-notebook scores, quiz passed")):
-        cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("--course-dir", type=Path, default=course.COURSE_DIR,
-                         help=f"the course directory (default: {course.COURSE_DIR})")
-        if name == "autograde":
-            cmd.add_argument("--budget", type=float, default=BUDGET,
-                             help=f"seconds per submission, all notebooks (default {BUDGET})")
-            cmd.add_argument("--student", default="*", help="only learners matching this glob")
-            cmd.add_argument("--force", action="store_true",
-                             help="regrade submissions already autograded")
-            cmd.add_argument("--seed", type=int, default=None,
-                             help="the grading seed of the inputs' values (default: chosen now)")
-            cmd.add_argument("--unsafe-no-sandbox", action="store_true",
-                             help="run learner code WITHOUT the OS sandbox, as you (never for "
-                                  "a real class: docs/INSTRUCTOR.md)")
-            how = cmd.add_mutually_exclusive_group()
-            how.add_argument("--serial", action="store_true",
-                             help="one learner after another in this process (no Dask)")
-            how.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                             help="an existing Dask cluster's scheduler (tcp://host:8786); "
-                                  "default: a local cluster, one worker per core")
-            how.add_argument("--workers", type=int, default=None,
-                             help="the local cluster's worker processes (default: every core)")
-    args = parser.parse_args(argv)
-    if args.command == "export":
-        return export_command(args.course_dir)
-    return autograde_command(args.course_dir, budget=args.budget, pattern=args.student,
-                             force=args.force, seed=args.seed, unsafe=args.unsafe_no_sandbox,
-                             serial=args.serial, scheduler=args.scheduler,
-                             workers=args.workers)
-
-
-if __name__ == "__main__":
     raise SystemExit(main())
