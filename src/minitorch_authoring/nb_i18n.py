@@ -53,19 +53,22 @@ LINKS = (("](../theory/", "](../../theory/en/"),)
 # Words that are Spanish and not English (nor Python), and Spanish-only letters: the scan of the
 # English route. Identifiers are code (``respuesta_01``) and are not scanned.
 SPANISH = frozenset("""
-    el los las una unos unas que para con por como cada pero también cuando donde esta este
+    el la los las una unos unas que para con por como cada pero también cuando donde esta este
     estos estas es está están hace hay tu tus sobre entre celda celdas cuaderno cuadernos
     ejecuta gradiente gradientes forma formas pregunta respuesta puntos comprobación
-    implementación ejemplo suma resta producto y o se lo al su sus más menos qué cuál
+    implementación ejemplo suma resta producto se lo al su sus más menos qué cuál
     solo sólo debe tiene hacia desde hasta ahora aquí esto eso nada todo todos
+    verbo verbos personas tiempo tiempos eje ejes fila filas falla casilla casillas inversa
+    vuelta rasgo rasgos pendiente correcto esperado
 """.split())
 _SPANISH_LETTERS = re.compile(r"[áéíóúñ¿¡ÁÉÍÓÚÑ]")
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = re.compile(r"\w+")  # identifiers (forma_grad_x) are one word, and are code
 
 
 def spanish_words(text: str) -> list[str]:
     """The Spanish-only words and letters in ``text`` (prose, a comment, an output)."""
-    found = [w for w in _WORD.findall(text) if w.lower() in SPANISH or _SPANISH_LETTERS.search(w)]
+    found = [w for w in _WORD.findall(text) if not re.search(r"[\d_]", w)
+             and (w.lower() in SPANISH or _SPANISH_LETTERS.search(w))]
     return sorted(set(found))
 
 
@@ -272,7 +275,9 @@ def update(paths: list[Path] | None = None) -> int:
         write_catalog(cpath, path.stem, entries)
         if cpath.read_text(encoding="utf-8") != before:
             changed += 1
-            print(f"updated {cpath.relative_to(repository.ROOT)}")
+            shown = cpath.relative_to(repository.ROOT) if cpath.is_relative_to(
+                repository.ROOT) else cpath
+            print(f"updated {shown}")
     return changed
 
 
@@ -342,7 +347,7 @@ def build(check: bool = False, paths: list[Path] | None = None) -> int:
                           if c["cell_type"] == "code" and c.get("execution_count") is None]
             print(f"wrote {target.relative_to(repository.ROOT)}"
                   + (f" ({len(unrendered)} cells to render: `make render NB={path.stem[:2]} "
-                     "LANG=en`)" if unrendered else ""))
+                     "EN=1`)" if unrendered else ""))
     for folder in (EN_SOURCE, EN_STUDENT):
         marker = folder / MARKER
         if not check and (not marker.exists() or marker.read_text().strip() != LANG):
