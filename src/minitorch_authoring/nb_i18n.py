@@ -43,9 +43,9 @@ from pathlib import Path
 from minitorch_authoring import repository
 
 LANG = "en"
-CATALOGS = repository.SOURCE_NOTEBOOKS / "i18n"
-EN_SOURCE = repository.SOURCE_NOTEBOOKS / LANG  # English instructor notebooks (generated)
-EN_STUDENT = repository.STUDENT_NOTEBOOKS / LANG  # English student notebooks (generated)
+CATALOGS = repository.NOTEBOOK_CATALOGS
+EN_SOURCE = repository.SOURCE_NOTEBOOKS_EN  # English instructor notebooks (generated)
+EN_STUDENT = repository.STUDENT_NOTEBOOKS_EN  # English student notebooks (generated)
 MARKER = ".minitorch-lang"  # minitorch_course.i18n reads it from the working directory
 # Relative links of the English notebooks: one folder deeper, to the English theory.
 LINKS = (("](../theory/", "](../../theory/en/"),)
@@ -128,7 +128,7 @@ def translatable_text(source: str) -> str:
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source + "\n").readline):
             if (tok.type == tokenize.COMMENT and not _FENCE.match(tok.string)) or \
-                    (tok.type == tokenize.STRING and _prose_string(tok.string)) or \
+                    tok.type == tokenize.STRING or \
                     tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
                 parts.append(tok.string)
     except (tokenize.TokenError, IndentationError, SyntaxError):

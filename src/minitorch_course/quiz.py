@@ -255,9 +255,12 @@ def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int, object]:
 
 
 def learner_notebook() -> Path | None:
-    """The learner's quiz: notebooks/ of the repository or of the current folder, or the
-    current folder itself (a class release)."""
-    for folder in (Path.cwd() / "notebooks", ROOT / "notebooks", Path.cwd()):
+    """The learner's quiz: notebooks/ of the repository or of the current folder (in English,
+    notebooks/en/ first), or the current folder itself (a class release)."""
+    folders = [Path.cwd() / "notebooks", ROOT / "notebooks", Path.cwd()]
+    if language() == "en":
+        folders[:0] = [Path.cwd() / "notebooks" / "en", ROOT / "notebooks" / "en"]
+    for folder in folders:
         path = folder / f"{NOTEBOOK}.ipynb"
         if path.is_file():
             return path

@@ -73,11 +73,11 @@ LANG_MARKER = ".minitorch-lang"  # minitorch_course.i18n reads it in the working
 
 def source_notebooks(lang: str = "es") -> Path:
     """The instructor notebooks of ``lang``: the Spanish source, or the English generated ones."""
-    return SOURCE_NOTEBOOKS if lang == "es" else SOURCE_NOTEBOOKS / lang
+    return SOURCE_NOTEBOOKS if lang == "es" else repository.SOURCE_NOTEBOOKS_EN
 
 
 def student_notebooks(lang: str = "es") -> Path:
-    return STUDENT_NOTEBOOKS if lang == "es" else STUDENT_NOTEBOOKS / lang
+    return STUDENT_NOTEBOOKS if lang == "es" else repository.STUDENT_NOTEBOOKS_EN
 
 
 def default_course_dir(lang: str = "es") -> Path:
@@ -105,8 +105,8 @@ THEORY = "theory"  # theory/ and its English mirror theory/en/, copied as theory
 # siblings notebooks/ and theory/): relative links between them are rewritten to match.
 RELEASE_LINKS = {
     "notebook": (("](../theory/", "](theory/"), ("](../../theory/en/", "](theory/en/")),
-    "theory": (("](../notebooks/", "](../"),),
-    "theory/en": (("](../../notebooks/", "](../../"),),
+    "theory": (("](../notebooks/en/", "](../"), ("](../notebooks/", "](../")),
+    "theory/en": (("](../../notebooks/en/", "](../../"), ("](../../notebooks/", "](../../")),
 }
 # Everything a course directory may hold that build never deletes or rewrites.
 GRADING_DATA = ("gradebook.db", "submitted", "autograded", "feedback", "exchange")
@@ -423,7 +423,8 @@ def write_students(generated: dict[str, str], force: bool = False,
         path = target / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
-            print(f"wrote notebooks/{name}")
+            shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            print(f"wrote {shown.as_posix()}")
         manifest[name] = _hash_of(text)
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",
                              encoding="utf-8")
