@@ -95,7 +95,7 @@ JOBS ?= auto
 # QUICK=1 (`make quick`) leaves out the tests marked slow and the student notebooks' nbgrader check.
 suites:
 	$(BIN)/ruff check src solutions tests benchmarks site
-	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check
+	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check --lang es
 	$(if $(QUICK),,$(SRC) $(BIN)/python -m minitorch_grading.course generate --check)
 	$(SRC) $(BIN)/python -m minitorch_authoring.nb_i18n build --check
 	$(if $(QUICK),,$(SRC) $(BIN)/python -m minitorch_grading.course generate --check --lang en)

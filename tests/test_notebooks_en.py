@@ -139,7 +139,8 @@ def test_a_spanish_edit_names_the_stale_cell(tmp_path, monkeypatch):
     problems = {(p.cell_id, p.kind) for p in nb_i18n.status([edited])}
     assert problems == {(target["id"], "fuzzy"), ("brand-new", "untranslated")}
     entry = nb_i18n.read_catalog(catalogs / "en" / f"{src.stem}.po")[target["id"]]
-    assert entry.fuzzy and entry.english and "Una frase nueva" not in (entry.previous or "")
+    assert entry.fuzzy and entry.translation and entry.previous == _src(
+        next(c for c in _nb(src)["cells"] if c["id"] == target["id"]))  # the old Spanish, whole
 
 
 # ---------------------------------------------------------------- no Spanish in English

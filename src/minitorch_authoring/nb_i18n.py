@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from minitorch_authoring import repository
+from minitorch_authoring.cell_catalog import Entry, read_catalog, write_catalog
 
 LANG = "en"
 CATALOGS = repository.NOTEBOOK_CATALOGS
@@ -137,15 +138,6 @@ def translatable_text(source: str) -> str:
 
 
 # ---------------------------------------------------------------- catalogs
-@dataclass
-class Entry:
-    cell_id: str
-    spanish: str  # the msgid: the Spanish this entry translates
-    english: str  # the msgstr ("" untranslated)
-    fuzzy: bool = False
-    previous: str | None = None  # the Spanish it was translated from, when fuzzy
-
-
 def notebooks() -> list[Path]:
     """The Spanish instructor notebooks, in lab order."""
     return sorted(repository.SOURCE_NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
@@ -153,42 +145,6 @@ def notebooks() -> list[Path]:
 
 def catalog_path(stem: str, lang: str = LANG) -> Path:
     return CATALOGS / lang / f"{stem}.po"
-
-
-def read_catalog(path: Path) -> dict[str, Entry]:
-    """{cell id: Entry} of a notebook's catalog ({} if there is none)."""
-    if not path.exists():
-        return {}
-    from babel.messages.pofile import read_po
-
-    with open(path, "rb") as f:
-        cat = read_po(f, abort_invalid=True)
-    entries = {}
-    for msg in cat:
-        if not msg.id or not msg.context:
-            continue
-        prev = msg.previous_id[0] if msg.previous_id else None
-        entries[msg.context] = Entry(msg.context, msg.id, msg.string or "", msg.fuzzy, prev)
-    return entries
-
-
-def write_catalog(path: Path, stem: str, entries: list[Entry]) -> None:
-    from babel.messages.catalog import Catalog
-    from babel.messages.pofile import write_po
-
-    cat = Catalog(locale=LANG, project=f"minitorch fase08 notebook {stem}", fuzzy=False)
-    for e in entries:
-        cat.add(e.spanish, e.english, context=e.cell_id,
-                flags=("fuzzy",) if e.fuzzy else (),
-                previous_id=e.previous if e.fuzzy and e.previous else ())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    buf = io.BytesIO()
-    write_po(buf, cat, width=0, omit_header=False, include_previous=True, sort_output=False)
-    text = buf.getvalue().decode("utf-8")
-    text = re.sub(r'"POT-Creation-Date: .*\\n"\n', "", text)  # no churn in every diff
-    text = re.sub(r'"PO-Revision-Date: .*\\n"\n', "", text)
-    text = text.replace("#, python-format\n", "").replace(", python-format", "")
-    path.write_text(text, encoding="utf-8")
 
 
 def _load(path: Path) -> dict:
@@ -237,13 +193,13 @@ def status(paths: list[Path] | None = None, diffs: bool = True) -> list[Problem]
             if entry is None:
                 if source.strip() and (needs_translation(cell) or cell["cell_type"] == "code"):
                     problems.append(Problem(path.stem, cid, "missing"))
-            elif entry.spanish != source:
+            elif entry.source != source:
                 problems.append(Problem(path.stem, cid, "stale",
-                                        _diff(entry.spanish, source) if diffs else ""))
+                                        _diff(entry.source, source) if diffs else ""))
             elif entry.fuzzy:
                 problems.append(Problem(path.stem, cid, "fuzzy",
                                         _diff(entry.previous or "", source) if diffs else ""))
-            elif not entry.english and source.strip():
+            elif not entry.translation and source.strip():
                 problems.append(Problem(path.stem, cid, "untranslated"))
     return problems
 
@@ -264,12 +220,12 @@ def update(paths: list[Path] | None = None) -> int:
             if e is None:
                 english = "" if needs_translation(cell) else source
                 e = Entry(cid, source, english)
-            elif e.spanish != source:
+            elif e.source != source:
                 if not needs_translation(cell) and cell["cell_type"] == "code":
                     e = Entry(cid, source, source)
                 else:
-                    e = Entry(cid, source, e.english, fuzzy=True,
-                              previous=e.previous if e.fuzzy and e.previous else e.spanish)
+                    e = Entry(cid, source, e.translation, fuzzy=True,
+                              previous=e.previous if e.fuzzy and e.previous else e.source)
             entries.append(e)
         before = cpath.read_text(encoding="utf-8") if cpath.exists() else None
         write_catalog(cpath, path.stem, entries)
@@ -293,8 +249,8 @@ def english_notebook(path: Path, previous: dict | None = None) -> tuple[dict, li
     for cell in nb["cells"]:
         source = _src(cell)
         e = entries.get(cell.get("id"))
-        if e is not None and e.spanish == source and e.english and not e.fuzzy:
-            english = e.english
+        if e is not None and e.source == source and e.translation and not e.fuzzy:
+            english = e.translation
         else:
             english = source
             if source.strip():
@@ -408,11 +364,19 @@ def main(argv: list[str] | None = None) -> int:
     problems = status(paths, diffs=not args.brief)
     for p in problems:
         print(p)
+    from minitorch_authoring import stubgen  # not imported by stubgen (no import circle)
+
+    docs = stubgen.doc_problems()  # the stubs' docstrings: English source, Spanish catalog
+    for line in docs:
+        print(line)
     total = sum(len(_load(p)["cells"]) for p in paths)
     print(f"{len(problems)} of {total} cells need English (missing, untranslated, fuzzy or "
           "stale); fix the msgstr in solutions/notebooks/i18n/en/*.po, drop `#, fuzzy`, then "
           "`python -m minitorch_authoring.nb_i18n build`")
-    return 1 if problems else 0
+    if docs:
+        print(f"{len(docs)} docstrings of the stubs need Spanish: fix solutions/i18n/es/*.po, "
+              "then `make stubs`")
+    return 1 if problems or docs else 0
 
 
 if __name__ == "__main__":

@@ -257,9 +257,10 @@ def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int, object]:
 def learner_notebook() -> Path | None:
     """The learner's quiz: notebooks/ of the repository or of the current folder (in English,
     notebooks/en/ first), or the current folder itself (a class release)."""
-    folders = [Path.cwd() / "notebooks", ROOT / "notebooks", Path.cwd()]
-    if language() == "en":
-        folders[:0] = [Path.cwd() / "notebooks" / "en", ROOT / "notebooks" / "en"]
+    bases = [Path.cwd() / "notebooks", ROOT / "notebooks"]
+    en = language() == "en"
+    folders = [f for base in bases for f in ((base / "en", base) if en else (base,))]
+    folders.append(Path.cwd())
     for folder in folders:
         path = folder / f"{NOTEBOOK}.ipynb"
         if path.is_file():
