@@ -46,17 +46,16 @@ def read_catalog(path: Path) -> dict[str, Entry]:
 
 
 _PREVIOUS = re.compile(r'^#\| msgid (".*"\n(?:#\| ".*"\n)*)msgctxt (".*")$', re.M)
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 def _previous_ids(text: str) -> dict[str, str]:
-    """{msgctxt: the previous msgid} of the fuzzy entries (gettext's ``#| msgid`` lines)."""
-    from babel.messages.pofile import denormalize
+    """{msgctxt: the previous msgid} of the fuzzy entries (gettext's ``#| msgid`` lines; Babel
+    writes them but does not read them back)."""
+    from babel.messages.pofile import unescape
 
-    out = {}
-    for match in _PREVIOUS.finditer(text):
-        quoted = "\n".join(line.removeprefix("#| ") for line in match.group(1).splitlines())
-        out[denormalize(match.group(2))] = denormalize(quoted)
-    return out
+    return {unescape(m.group(2)): "".join(unescape(q) for q in _QUOTED.findall(m.group(1)))
+            for m in _PREVIOUS.finditer(text)}
 
 
 def write_catalog(path: Path, stem: str, entries: list[Entry], lang: str = "en") -> None:
@@ -71,8 +70,17 @@ def write_catalog(path: Path, stem: str, entries: list[Entry], lang: str = "en")
                 previous_id=e.previous if e.fuzzy and e.previous else ())
     path.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
-    write_po(buf, cat, width=0, omit_header=False, include_previous=True, sort_output=False)
+    write_po(buf, cat, width=0, omit_header=False, include_previous=False, sort_output=False)
     text = buf.getvalue().decode("utf-8")
+    # gettext's "#| msgid" of fuzzy entries, one line per line (Babel wraps them mid-string)
+    from babel.messages.pofile import escape
+
+    for e in entries:
+        if e.fuzzy and e.previous:
+            lines = e.previous.splitlines(keepends=True)
+            previous = "".join(['#| msgid ""\n'] + [f"#| {escape(line)}\n" for line in lines])
+            anchor = f"msgctxt {escape(e.cell_id)}\n"
+            text = text.replace(anchor, previous + anchor, 1)
     text = re.sub(r'"POT-Creation-Date: .*\\n"\n', "", text)  # no churn in every diff
     text = re.sub(r'"PO-Revision-Date: .*\\n"\n', "", text)
     text = text.replace("#, python-format\n", "").replace(", python-format", "")
