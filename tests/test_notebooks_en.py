@@ -258,3 +258,35 @@ def test_committed_english_student_notebooks_are_generated(release_en):
         found = _spanish_in(nb)
         assert not found, "\n".join(found)
         assert "TU RESPUESTA" not in nb.read_text(encoding="utf-8"), nb.name
+
+
+def _avoided_english() -> list[str]:
+    """The phrases of theory/en/GLOSSARY.md's "Avoid" column."""
+    phrases, column = [], None
+    text = (repository.THEORY / "en" / "GLOSSARY.md").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            column = None
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if "Avoid" in cells:
+            column = cells.index("Avoid")
+        elif column is not None and not set(cells[0]) <= set("-: "):
+            phrases += re.findall(r'"([^"]+)"', cells[column])
+    return phrases
+
+
+def test_english_notebooks_use_the_glossary_terms():
+    """No variant the English glossary rejects in the English labs' Markdown prose."""
+    avoided = _avoided_english()
+    assert avoided
+    patterns = {p: re.compile(r"(?<!\w)" + re.escape(p), re.IGNORECASE) for p in avoided}
+    hits = []
+    for path in SPANISH:
+        for cell in _nb(nb_i18n.english_path(path))["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            prose = re.sub(r"`[^`]*`|\]\([^)]*\)", "", _src(cell))
+            hits += [f"{path.stem} {cell['id']}: {p!r}" for p, pat in patterns.items()
+                     if pat.search(prose)]
+    assert not hits, "\n".join(hits)
