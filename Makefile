@@ -98,7 +98,6 @@ suites:
 	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check --lang es
 	$(if $(QUICK),,$(SRC) $(BIN)/python -m minitorch_grading.course generate --check)
 	$(SRC) $(BIN)/python -m minitorch_authoring.nb_i18n build --check
-	$(if $(QUICK),,$(SRC) $(BIN)/python -m minitorch_grading.course generate --check --lang en)
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider \
 	    -n $(JOBS) --dist loadfile $(if $(QUICK),-m "not slow")
 
