@@ -95,3 +95,14 @@ def test_the_catalog_round_trips(tmp_path):
     back = cell_catalog.read_catalog(path)
     assert back == {e.cell_id: e for e in entries}
     assert "Date" not in path.read_text(encoding="utf-8")
+
+
+def test_the_english_test_skeletons_hold_no_spanish():
+    es, en = stubgen.skeletons("es"), stubgen.skeletons("en")
+    assert set(es) == set(en)
+    for name in es:
+        assert nb_i18n.spanish_words(es[name]), name  # the default stays Spanish
+        assert not nb_i18n.spanish_words(en[name]), (name, nb_i18n.spanish_words(en[name]))
+        assert _without_docstrings_and_messages(es[name]) == \
+            _without_docstrings_and_messages(en[name])
+        assert stubgen.SKELETON_BODY_EN in en[name]

@@ -221,6 +221,14 @@ def doc_problems(lang: str = "es") -> list[str]:
             elif entry.source != doc or entry.fuzzy:
                 problems.append(f"{stub.reference.name} {name}: docstring changed since it was "
                                 f"translated ({doc_catalog_path(stub.name, lang).name})")
+    catalog = doc_catalog("skeletons", "en")  # the learner's test skeletons: Spanish -> English
+    for name, text in skeletons().items():
+        entry, doc = catalog.get(name), _module_docstring(text)
+        if entry is None or not entry.translation:
+            problems.append(f"skeleton {name}: docstring untranslated (en)")
+        elif entry.source != doc or entry.fuzzy:
+            problems.append(f"skeleton {name}: docstring changed since it was translated "
+                            "(skeletons.po)")
     return problems
 
 
@@ -260,10 +268,18 @@ SKELETON_BODY = "# TU CÓDIGO AQUÍ: tus tests, lo que pide el docstring de arri
 SKELETON_HEADER = ("# Tus tests (generado por `make stubs` como esqueleto; desde ahora es tuyo).\n"
                    "# Ejecútalos con `python -m pytest my_tests`; `make check` dice qué tipos de\n"
                    "# error atrapan.\n")
+# The English skeletons: these two, and each model file's (Spanish) docstring translated in
+# solutions/i18n/en/skeletons.po (msgctxt: the file's name).
+SKELETON_BODY_EN = "# YOUR CODE HERE: your tests, what the docstring above asks for"
+SKELETON_HEADER_EN = ("# Your tests (written by `make stubs` as a skeleton; from now on it is yours).\n"
+                      "# Run them with `python -m pytest my_tests`; `make check` says which kinds of\n"
+                      "# mistake they catch.\n")
 
 
-def skeleton(source: str) -> str:
+def skeleton(source: str, lang: str = "es") -> str:
     """The learner's skeleton of a model test file: each fenced region becomes one comment."""
+    body = SKELETON_BODY_EN if lang == "en" else SKELETON_BODY
+    header = SKELETON_HEADER_EN if lang == "en" else SKELETON_HEADER
     out: list[str] = []
     inside = False
     for number, line in enumerate(source.splitlines(), 1):
@@ -272,7 +288,7 @@ def skeleton(source: str) -> str:
             if inside:
                 raise ValueError(f"line {number}: nested {BEGIN}")
             inside = True
-            out.append(line[: len(line) - len(line.lstrip())] + SKELETON_BODY)
+            out.append(line[: len(line) - len(line.lstrip())] + body)
         elif stripped == END:
             if not inside:
                 raise ValueError(f"line {number}: {END} without {BEGIN}")
@@ -281,15 +297,30 @@ def skeleton(source: str) -> str:
             out.append(line)
     if inside:
         raise ValueError(f"unterminated {BEGIN}")
-    return SKELETON_HEADER + "\n".join(out) + "\n"
+    return header + "\n".join(out) + "\n"
 
 
-def skeletons() -> dict[str, str]:
-    """File name -> skeleton text, for every learner test file (examplar.ALL_FILES)."""
+def skeletons(lang: str = "es") -> dict[str, str]:
+    """File name -> skeleton text, for every learner test file (examplar.ALL_FILES), in
+    ``lang`` (English: each docstring from solutions/i18n/en/skeletons.po when current)."""
     from minitorch_course.examplar import ALL_FILES
 
-    return {name: skeleton((SKELETON_SOURCE / name).read_text(encoding="utf-8"))
-            for name in ALL_FILES}
+    out = {name: skeleton((SKELETON_SOURCE / name).read_text(encoding="utf-8"), lang)
+           for name in ALL_FILES}
+    if lang == "en":
+        catalog = doc_catalog("skeletons", "en")
+        for name, text in out.items():
+            entry = catalog.get(name)
+            doc = _module_docstring(text)
+            if entry and entry.source == doc and entry.translation and not entry.fuzzy:
+                out[name] = text.replace(f'"""{doc}"""', f'"""{entry.translation}"""', 1)
+    return out
+
+
+def _module_docstring(text: str) -> str:
+    import ast
+
+    return ast.get_docstring(ast.parse(text), clean=False) or ""
 
 
 def _read_marks(path: Path) -> dict[str, str]:
@@ -321,13 +352,14 @@ def write_protected(target: Path, text: str, last: str | None, force: bool) -> i
     return 0
 
 
-def write_skeletons(folder: Path, force: bool = False, check: bool = False) -> int:
+def write_skeletons(folder: Path, force: bool = False, check: bool = False,
+                    lang: str = "es") -> int:
     """The learner's test skeletons in ``folder``: written (never over an edited test without
     ``force``, which keeps a backup), or with ``check`` 1 if any is stale."""
     marker = folder / SKELETON_MARKER
     marks = _read_marks(marker)
     status = 0
-    for name, text in skeletons().items():
+    for name, text in skeletons(lang).items():
         target = folder / name
         if check:
             current = target.read_text(encoding="utf-8") if target.exists() else None
@@ -402,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         status = max(status, write(stub, args.target or stub.target, args.check, args.force,
                                    lang))
     if tests_target is not None and status != 1:
-        status = max(status, write_skeletons(tests_target, args.force, args.check))
+        status = max(status, write_skeletons(tests_target, args.force, args.check, lang))
     return status
 
 

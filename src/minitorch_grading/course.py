@@ -298,7 +298,7 @@ def build(course_dir: Path = COURSE_DIR, for_class: bool = True,
         assert rel in GRADED_FILES, f"{rel} is a learner's file autograde would overwrite"
         (source / rel).write_text(stubgen.stub_text(stub, lang), encoding="utf-8")
     (source / examplar.FOLDER).mkdir()
-    for name, text in stubgen.skeletons().items():  # the learner's test files start as these
+    for name, text in stubgen.skeletons(lang).items():  # the learner's test files start as these
         (source / examplar.FOLDER / name).write_text(text, encoding="utf-8")
     return source
 
