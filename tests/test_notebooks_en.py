@@ -254,6 +254,14 @@ def test_committed_english_student_notebooks_are_generated(release_en):
     assert not problems, ("notebooks/en/ is stale (run `python -m minitorch_grading.course "
                           "generate --lang en`):\n" + "\n".join(problems))
     assert (release_en / nb_i18n.MARKER).read_text().strip() == "en"  # the kernel's language
+    from minitorch_authoring import stubgen
+
+    for stub in stubgen.STUBS.values():  # the English stubs and test skeletons ship
+        shipped = (release_en / "minitorch" / stub.target.name).read_text(encoding="utf-8")
+        assert shipped == stubgen.stub_text(stub, "en")
+        assert not nb_i18n.spanish_words(nb_i18n.translatable_text(shipped))
+    for name, text in stubgen.skeletons("en").items():
+        assert (release_en / "my_tests" / name).read_text(encoding="utf-8") == text
     for nb in sorted(release_en.glob("*.ipynb")):
         found = _spanish_in(nb)
         assert not found, "\n".join(found)
