@@ -33,7 +33,7 @@ SRC := PYTHONPATH=$(CURDIR)/src
 CATALOGS := $(wildcard src/minitorch_course/locale/*/LC_MESSAGES/*.po)
 COMPILED := $(CATALOGS:.po=.mo)
 
-.PHONY: help lab test quick suites lint check stubs notebooks render mutants heldout fuzz mutation-score bench venv clean messages site system-deps
+.PHONY: help lab test quick suites lint check stubs notebooks render translations mutants heldout fuzz mutation-score bench venv clean messages site system-deps
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -95,8 +95,9 @@ JOBS ?= auto
 # QUICK=1 (`make quick`) leaves out the tests marked slow and the student notebooks' nbgrader check.
 suites:
 	$(BIN)/ruff check src solutions tests benchmarks site
-	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check
+	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check --lang es
 	$(if $(QUICK),,$(SRC) $(BIN)/python -m minitorch_grading.course generate --check)
+	$(SRC) $(BIN)/python -m minitorch_authoring.nb_i18n build --check
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider \
 	    -n $(JOBS) --dist loadfile $(if $(QUICK),-m "not slow")
 
@@ -106,11 +107,14 @@ lint: $(STAMP)  ## maintainers: ruff over src/, solutions/, tests/, benchmarks/,
 stubs: $(STAMP)  ## maintainers: the stub tensor.py from solutions/ (keeps edits; FORCE=1 backs up)
 	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen $(if $(FORCE),--force)
 
-notebooks: $(STAMP) $(COMPILED)  ## maintainers: the student notebooks/ via nbgrader (keeps edits; FORCE=1 backs up)
-	$(SRC) $(BIN)/python -m minitorch_grading.course generate $(if $(FORCE),--force)
+notebooks: $(STAMP) $(COMPILED)  ## maintainers: the student notebooks/ via nbgrader (keeps edits; FORCE=1 backs up; EN=1: notebooks/en/)
+	$(SRC) $(BIN)/python -m minitorch_grading.course generate $(if $(FORCE),--force) $(if $(EN),--lang en)
 
-render: $(STAMP) $(COMPILED)  ## maintainers: re-run the instructor notebooks on the reference (NB=05: one)
-	$(SRC) $(BIN)/python -m minitorch_grading.course render $(NB)
+render: $(STAMP) $(COMPILED)  ## maintainers: re-run the instructor notebooks on the reference (NB=05: one; EN=1: the English ones)
+	$(SRC) $(BIN)/python -m minitorch_grading.course render $(if $(EN),--lang en) $(NB)
+
+translations:  ## maintainers: the notebooks' cells whose English is missing or older than the Spanish
+	$(SRC) $(BIN)/python -m minitorch_authoring.nb_i18n status
 
 site: $(STAMP)  ## maintainers: the chapter's website, both languages, strict, into build/site/ (needs npm)
 	$(SRC) $(BIN)/python -m minitorch_authoring.site build

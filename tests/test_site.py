@@ -664,8 +664,9 @@ def test_links_are_retargeted_to_the_site_and_the_rest_left_for_the_strict_build
     assert site.rewrite_links("[g](GLOSSARY.md) [l](../../notebooks/07-quiz.ipynb) "
                               "[t](01-tensor-as-node.md)", readme, en) == (
         "[g](glossary.md) [l](labs/07-quiz.ipynb) [t](theory/01-tensor-as-node.md)")
-    # a Spanish lab inside the English site links the English theory of the same path
-    assert site.rewrite_links("[t](../theory/02-tensor-op-derivatives.md)", lab, en) == (
+    # an English lab (notebooks/en/) links the English theory, staged beside the Spanish site's
+    lab_en = en.student_labs / "00-tensor-skeleton.ipynb"
+    assert site.rewrite_links("[t](../../theory/en/02-tensor-op-derivatives.md)", lab_en, en) == (
         "[t](../theory/02-tensor-op-derivatives.md)")
 
 

@@ -1,10 +1,11 @@
-"""minitorch.mlp: the chapter's closing MLP, trained by hand with YOUR minitorch.
+"""minitorch.mlp: el MLP que cierra el capítulo, entrenado a mano con TU minitorch.
 
-This is the file you fill in in lab 05 (notebooks/05-mlp-grammar.ipynb): the initial weights,
-the forward pass and the training loop, with nothing but your Tensor (no optimizer classes: they
-come in the next chapter). The course grades this interface: keep the names HIDDEN, LR, STEPS,
-init_params, forward and train, and their arguments. Run ``make check`` to see your progress.
-(Generated from the reference by ``make stubs``; the docstrings below are your specification.)
+Este es el fichero que completas en el lab 05 (notebooks/05-mlp-grammar.ipynb): los pesos
+iniciales, el forward y el bucle de entrenamiento, solo con tu Tensor (sin clases de optimizador:
+llegan en el capítulo siguiente). El curso califica esta interfaz: conserva los nombres HIDDEN,
+LR, STEPS, init_params, forward y train, y sus argumentos. Ejecuta ``make check`` para ver tu
+progreso. (Generado a partir de la referencia por ``make stubs``; los docstrings de abajo son tu
+especificación.)
 """
 
 from __future__ import annotations
@@ -28,20 +29,20 @@ STEPS = 300  # full-batch steps
 
 
 def init_params(seed: int, hidden: int = HIDDEN) -> dict[str, np.ndarray]:
-    """Initial weights as float64 arrays, from ``np.random.default_rng(seed)``.
+    """Pesos iniciales como arrays float64, con ``np.random.default_rng(seed)``.
 
     ``hidden > 0``: ``W1 (23, hidden)``, ``b1 (hidden,)``, ``W2 (hidden, 5)``, ``b2 (5,)``;
-    ``hidden == 0``: the linear baseline, ``W (23, 5)``, ``b (5,)``. Each weight matrix is drawn
-    from N(0, 1/fan_in) (``W1`` before ``W2``), each bias is zero.
+    ``hidden == 0``: el baseline lineal, ``W (23, 5)``, ``b (5,)``. Cada matriz de pesos se
+    sortea de N(0, 1/fan_in) (``W1`` antes que ``W2``); cada sesgo es cero.
     """
     raise NotImplementedError("init_params: aún sin escribir / not written yet (notebooks/05-mlp-grammar.ipynb)")
 
 
 def forward(params: dict[str, mt.Tensor], X: mt.Tensor) -> mt.Tensor:
-    """Logits ``(N, 5)`` for ``X (N, 23)``: ``tanh(X @ W1 + b1) @ W2 + b2``.
+    """Logits ``(N, 5)`` para ``X (N, 23)``: ``tanh(X @ W1 + b1) @ W2 + b2``.
 
-    ``params`` holds Tensors with the names ``init_params`` gives; with ``W`` and ``b`` (the
-    linear baseline) the logits are ``X @ W + b``. The biases broadcast over the N rows.
+    ``params`` contiene Tensors con los nombres que da ``init_params``; con ``W`` y ``b`` (el
+    baseline lineal) los logits son ``X @ W + b``. Los sesgos se expanden sobre las N filas.
     """
     raise NotImplementedError("forward: aún sin escribir / not written yet (notebooks/05-mlp-grammar.ipynb)")
 
@@ -54,11 +55,11 @@ def train(
     steps: int = STEPS,
     batches: Sequence[np.ndarray] | None = None,
 ) -> tuple[dict[str, np.ndarray], list[float]]:
-    """Gradient descent from ``params0`` (arrays, left untouched) on ``X (N, 23)``, ``y (N,)``.
+    """Descenso por gradiente desde ``params0`` (arrays, sin tocarlos) sobre ``X (N, 23)``, ``y (N,)``.
 
-    Step ``s`` uses the rows ``batches[s]`` of ``X`` and ``y`` (every row when ``batches`` is
-    None): forward, the mean cross-entropy (``mt.cross_entropy``), its value recorded BEFORE the
-    update, then ``zero_grad()``, ``backward()`` and ``p.data -= lr * p.grad`` for every
-    parameter. Returns the trained weights (arrays) and the ``steps`` losses (floats).
+    El paso ``s`` usa las filas ``batches[s]`` de ``X`` e ``y`` (todas cuando ``batches`` es
+    None): forward, la entropía cruzada media (``mt.cross_entropy``), su valor registrado ANTES
+    de la actualización, y después ``zero_grad()``, ``backward()`` y ``p.data -= lr * p.grad``
+    para cada parámetro. Devuelve los pesos entrenados (arrays) y las ``steps`` pérdidas (floats).
     """
     raise NotImplementedError("train: aún sin escribir / not written yet (notebooks/05-mlp-grammar.ipynb)")

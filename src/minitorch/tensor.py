@@ -1,8 +1,9 @@
-"""minitorch.tensor: reverse-mode autodiff on NumPy arrays. YOUR implementation.
+"""minitorch.tensor: diferenciación automática en modo inverso sobre arrays de NumPy. TU código.
 
-This is the file you fill in during Fase 08. Every ``raise NotImplementedError`` names the lab
-notebook that asks for it; replace it with your code. Run ``make check`` to see your progress.
-(Generated from the reference by ``make stubs``; the docstrings below are your specification.)
+Este es el fichero que completas en la Fase 08. Cada ``raise NotImplementedError`` nombra el
+cuaderno del laboratorio que lo pide; sustitúyelo por tu código. Ejecuta ``make check`` para ver
+tu progreso. (Generado a partir de la referencia por ``make stubs``; los docstrings de abajo son
+tu especificación.)
 """
 
 from __future__ import annotations
@@ -39,17 +40,18 @@ __all__ = [
 
 
 class Tensor(TensorBase):
-    """A NumPy array that remembers how it was computed, so gradients can flow back to it.
+    """Un array de NumPy que recuerda cómo se calculó, para que los gradientes vuelvan hasta él.
 
-    ``Tensor(data, requires_grad=False)`` copies ``data`` into a float64 array. Leaves that need
-    a gradient are created with ``requires_grad=True``; an op's output requires grad when any of
-    its inputs does (and grad mode is on). The constructor, ``_make``, ``shape``, ``item()``,
-    ``detach()``, the operators (``a + b`` calls your ``add``) and the rest come from
-    ``minitorch.base.TensorBase``, provided by the course; the helpers imported above
-    (``_axes``, ``_sigmoid``, ``_accumulate``, ...) from ``minitorch.support``.
+    ``Tensor(data, requires_grad=False)`` copia ``data`` en un array float64. Las hojas que
+    necesitan gradiente se crean con ``requires_grad=True``; la salida de una operación pide
+    gradiente cuando alguna de sus entradas lo pide (y el modo de gradiente está activo). El
+    constructor, ``_make``, ``shape``, ``item()``, ``detach()``, los operadores (``a + b`` llama a
+    tu ``add``) y el resto vienen de ``minitorch.base.TensorBase``, que da el curso; las funciones
+    auxiliares importadas arriba (``_axes``, ``_sigmoid``, ``_accumulate``, ...), de
+    ``minitorch.support``.
 
-    An op computes its output's data and its closure ``_backward(g)`` (one gradient per parent,
-    at the output's shape), then returns ``Tensor._make(data, parents, op_name, _backward)``.
+    Una operación calcula los datos de su salida y su clausura ``_backward(g)`` (un gradiente por
+    padre, con la forma de la salida), y devuelve ``Tensor._make(data, parents, op_name, _backward)``.
     """
 
     __slots__ = ()  # the fields are declared in minitorch.node.Node
@@ -58,31 +60,27 @@ class Tensor(TensorBase):
     # @lab 00-tensor-skeleton
 
     def _topological_order(self) -> list[Tensor]:
-        """Every node that needs a gradient and leads to ``self``, parents before children.
+        """Cada nodo que necesita gradiente y lleva hasta ``self``, padres antes que hijos.
 
-        Iterative depth-first search with an explicit stack: a recursive one overflows Python's
-        call stack (limit ~1000) on a chain of 100,000 ops.
+        Búsqueda en profundidad iterativa con una pila explícita: una recursiva desborda la pila
+        de llamadas de Python (límite ~1000) con una cadena de 100 000 operaciones.
         """
         raise NotImplementedError("Tensor._topological_order: aún sin escribir / not written yet (notebooks/00-tensor-skeleton.ipynb)")
 
     def backward(self, grad: Any = None, retain_graph: bool = False) -> None:
-        """Fill ``.grad`` of every leaf that leads here with d(self)/d(leaf).
+        """Rellena el ``.grad`` de cada hoja que lleva hasta aquí con d(self)/d(hoja).
 
-        ``grad`` is the upstream gradient, with ``self``'s shape; it may be omitted only when
-        ``self`` has one element (the seed is then 1). Leaf gradients accumulate across calls
-        (call ``zero_grad``); an intermediate node's ``.grad`` holds the last pass's value.
-        The graph is freed afterwards, like PyTorch's, unless ``retain_graph=True``.
+        ``grad`` es el gradiente de arriba, con la forma de ``self``; solo puede omitirse cuando
+        ``self`` tiene un único elemento (la semilla es entonces 1). Los gradientes de las hojas
+        se acumulan entre llamadas (llama a ``zero_grad``); el ``.grad`` de un nodo intermedio
+        guarda el valor de la última pasada. Después el grafo se libera, como en PyTorch, salvo
+        con ``retain_graph=True``.
 
-        Add each gradient into its node with the provided ``_accumulate``, never by hand.
-        A gradient whose shape differs from its parent's goes through ``unbroadcast``, which
-        lab 01 asks for (next section): lab 00's graphs never broadcast, so until then the
-        call is never reached, and it stays the one place where reverse broadcasting happens.
-
-        Two checks are yours too (theory 01): before any gradient flows, hand the nodes to the
-        provided ``_check_unchanged`` (data changed in place since the forward pass: a
-        ``BackwardError``); and a gradient that, even after ``unbroadcast``, does not have its
-        parent's shape raises ``GradShapeError`` with the provided ``_grad_shape_message``
-        (the op, the parent's index, both shapes).
+        Suma cada gradiente a su nodo con ``_accumulate``, que da el curso, nunca a mano.
+        Un gradiente cuya forma difiere de la de su padre pasa por ``unbroadcast``, que pide el
+        lab 01 (sección siguiente): los grafos del lab 00 nunca usan broadcasting, así que hasta
+        entonces la llamada no se alcanza, y sigue siendo el único sitio donde ocurre el
+        broadcasting inverso.
         """
         seed = self._seed(grad)  # provided: requires_grad, and grad's shape
         raise NotImplementedError("Tensor.backward: aún sin escribir / not written yet (notebooks/00-tensor-skeleton.ipynb)")
@@ -92,79 +90,80 @@ class Tensor(TensorBase):
 
     @staticmethod
     def unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-        """Sum ``grad`` down to ``shape``: the reverse of broadcasting ``shape`` to ``grad.shape``.
+        """Suma ``grad`` hasta la forma ``shape``: lo inverso de expandir ``shape`` a ``grad.shape``.
 
-        Aligned to the right, the leading axes ``grad`` has in excess are summed away, and so are
-        the axes where ``shape`` has 1 and ``grad`` does not. (4, 3) -> (3,): sum over axis 0.
-        Returns ``grad`` unchanged when no rule applies; the caller checks the final shape.
+        Alineados por la derecha, se suman (y desaparecen) los ejes que ``grad`` tiene de más por
+        la izquierda, y también los ejes donde ``shape`` tiene 1 y ``grad`` no. (4, 3) -> (3,):
+        suma sobre el eje 0. Devuelve ``grad`` sin cambios cuando no aplica ninguna regla; quien
+        llama comprueba la forma final.
         """
         raise NotImplementedError("Tensor.unbroadcast: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     @shape_errors
     def add(self, other: Any) -> Tensor:
-        """a + b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
+        """a + b, elemento a elemento con broadcasting. (...), (...) -> forma expandida."""
         other = self._as_tensor(other)
         raise NotImplementedError("Tensor.add: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     @shape_errors
     def sub(self, other: Any) -> Tensor:
-        """a - b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
+        """a - b, elemento a elemento con broadcasting. (...), (...) -> forma expandida."""
         other = self._as_tensor(other)
         raise NotImplementedError("Tensor.sub: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     @shape_errors
     def mul(self, other: Any) -> Tensor:
-        """a * b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
+        """a * b, elemento a elemento con broadcasting. (...), (...) -> forma expandida."""
         other = self._as_tensor(other)
         raise NotImplementedError("Tensor.mul: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     @shape_errors
     def div(self, other: Any) -> Tensor:
-        """a / b, elementwise with broadcasting. (...), (...) -> broadcast shape."""
+        """a / b, elemento a elemento con broadcasting. (...), (...) -> forma expandida."""
         other = self._as_tensor(other)
         raise NotImplementedError("Tensor.div: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def neg(self) -> Tensor:
-        """-a, elementwise. (...) -> (...)."""
+        """-a, elemento a elemento. (...) -> (...)."""
         raise NotImplementedError("Tensor.neg: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     @shape_errors
     def pow(self, other: Any) -> Tensor:
-        """a ** b with broadcasting; the exponent's gradient needs a > 0 (theory/02, pow at base 0)."""
+        """a ** b con broadcasting; el gradiente del exponente necesita a > 0 (teoría 02, pow con base 0)."""
         other = self._as_tensor(other)
         raise NotImplementedError("Tensor.pow: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def exp(self) -> Tensor:
-        """e^a, elementwise. (...) -> (...)."""
+        """e^a, elemento a elemento. (...) -> (...)."""
         raise NotImplementedError("Tensor.exp: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def log(self) -> Tensor:
-        """ln a, elementwise (a > 0). (...) -> (...)."""
+        """ln a, elemento a elemento (a > 0). (...) -> (...)."""
         raise NotImplementedError("Tensor.log: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def sqrt(self) -> Tensor:
-        """√a, elementwise (a > 0). (...) -> (...)."""
+        """√a, elemento a elemento (a > 0). (...) -> (...)."""
         raise NotImplementedError("Tensor.sqrt: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def relu(self) -> Tensor:
-        """max(a, 0), elementwise; at the kink a = 0 the gradient is 0, as torch's. (...) -> (...)."""
+        """max(a, 0), elemento a elemento; en el punto anguloso a = 0 el gradiente es 0, como en torch. (...) -> (...)."""
         raise NotImplementedError("Tensor.relu: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def gelu(self, approximate: str = "none") -> Tensor:
-        """a·Φ(a), Φ the standard normal CDF; ``approximate='tanh'`` uses torch's tanh formula.
+        """a·Φ(a), con Φ la función de distribución de la normal estándar; ``approximate='tanh'`` usa la fórmula con tanh de torch.
 
-        tanh: 0.5·a·(1 + tanh(u)), u = √(2/π)·(a + 0.044715·a³). Derivatives: theory/02, gelu.
+        tanh: 0.5·a·(1 + tanh(u)), u = √(2/π)·(a + 0.044715·a³). Derivadas: teoría 02, gelu.
         """
         if approximate not in ("none", "tanh"):
             raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
         raise NotImplementedError("Tensor.gelu: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def tanh(self) -> Tensor:
-        """tanh a, elementwise. (...) -> (...)."""
+        """tanh a, elemento a elemento. (...) -> (...)."""
         raise NotImplementedError("Tensor.tanh: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     def sigmoid(self) -> Tensor:
-        """σ(a) = 1/(1+e^-a), elementwise (``_sigmoid`` computes it without overflow). (...) -> (...)."""
+        """σ(a) = 1/(1+e^-a), elemento a elemento (``_sigmoid`` la calcula sin desbordar). (...) -> (...)."""
         raise NotImplementedError("Tensor.sigmoid: aún sin escribir / not written yet (notebooks/01-elementwise-ops.ipynb)")
 
     # ================================================================== reductions and shape ops
@@ -172,53 +171,51 @@ class Tensor(TensorBase):
 
     @shape_errors
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
-        """Σ over ``axis`` (int, tuple or None = all). (...) -> reduced shape."""
+        """Σ sobre ``axis`` (entero, tupla o None = todos). (...) -> forma reducida."""
         raise NotImplementedError("Tensor.sum: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
-        """Σ over ``axis`` / number of elements summed. (...) -> reduced shape."""
+        """Σ sobre ``axis`` / número de elementos sumados. (...) -> forma reducida."""
         raise NotImplementedError("Tensor.mean: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @shape_errors
     def max(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
-        """max over ``axis``; the gradient is split evenly among tied maxima (torch.amax)."""
+        """máximo sobre ``axis``; el gradiente se reparte a partes iguales entre los máximos empatados (torch.amax)."""
         raise NotImplementedError("Tensor.max: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @shape_errors
     def reshape(self, *shape: int | Sequence[int]) -> Tensor:
-        """The same elements in a new shape (``reshape(3, 5)`` or ``reshape((3, 5))``)."""
+        """Los mismos elementos con otra forma (``reshape(3, 5)`` o ``reshape((3, 5))``)."""
         shape = _sizes(shape, "reshape: sizes")
         raise NotImplementedError("Tensor.reshape: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @shape_errors
     def transpose(self, *axes: int | Sequence[int]) -> Tensor:
-        """Permute the axes (none given: reverse them). (d0, d1, ...) -> permuted shape.
-
-        ``perm``, provided: every axis, positive, in the output's order (none given: reversed)."""
-        perm = _permutation(_sizes(axes, "transpose: axes"), self.ndim)  # (-1, 0) -> (1, 0)
+        """Permuta los ejes (sin argumentos: los invierte). (d0, d1, ...) -> forma permutada."""
+        axes = _permutation(_sizes(axes, "transpose: axes"), self.ndim)  # -1 -> ndim - 1
         raise NotImplementedError("Tensor.transpose: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @shape_errors
     def broadcast_to(self, shape: Sequence[int]) -> Tensor:
-        """Expand to ``shape`` by broadcasting; backward is unbroadcast's job."""
+        """Expande a ``shape`` por broadcasting; el backward es cosa de unbroadcast."""
         raise NotImplementedError("Tensor.broadcast_to: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     def getitem(self, index: Any) -> Tensor:
-        """``a[index]``: slices, integers, integer arrays (repeated indices accumulate)."""
+        """``a[index]``: slices, enteros, arrays de enteros (los índices repetidos acumulan)."""
         index, selected = _select(self.data, index)  # provided: the index copied, or an IndexError
         raise NotImplementedError("Tensor.getitem: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @staticmethod
     @shape_errors
     def cat(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
-        """Join tensors along an existing ``axis``: (2,5), (3,5) -> (5,5) for axis=0."""
+        """Junta tensores a lo largo de un eje ``axis`` existente: (2,5), (3,5) -> (5,5) con axis=0."""
         tensors = tuple(Tensor._as_tensor(t) for t in tensors)
         raise NotImplementedError("Tensor.cat: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @staticmethod
     @shape_errors
     def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
-        """Join equally shaped tensors along a NEW ``axis``: 3 × (4,5) -> (3,4,5) for axis=0."""
+        """Junta tensores de la misma forma a lo largo de un eje ``axis`` NUEVO: 3 × (4,5) -> (3,4,5) con axis=0."""
         tensors = tuple(Tensor._as_tensor(t) for t in tensors)
         raise NotImplementedError("Tensor.stack: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
@@ -227,28 +224,29 @@ class Tensor(TensorBase):
 
     @shape_errors
     def matmul(self, other: Any) -> Tensor:
-        """a @ b with NumPy semantics: (..., N, K) @ (..., K, M) -> (..., N, M), 1-D allowed."""
+        """a @ b con la semántica de NumPy: (..., N, K) @ (..., K, M) -> (..., N, M), 1-D incluido."""
         other = self._as_tensor(other)
         raise NotImplementedError("Tensor.matmul: aún sin escribir / not written yet (notebooks/03-matmul-softmax-ce.ipynb)")
 
     @shape_errors
     def softmax(self, axis: int = -1) -> Tensor:
-        """e^a / Σ e^a along ``axis`` (the max is subtracted first). (...) -> (...)."""
+        """e^a / Σ e^a a lo largo de ``axis`` (primero se resta el máximo). (...) -> (...)."""
         raise NotImplementedError("Tensor.softmax: aún sin escribir / not written yet (notebooks/03-matmul-softmax-ce.ipynb)")
 
     @shape_errors
     def log_softmax(self, axis: int = -1) -> Tensor:
-        """a - log Σ e^a along ``axis``, through log-sum-exp. (...) -> (...)."""
+        """a - log Σ e^a a lo largo de ``axis``, con log-sum-exp. (...) -> (...)."""
         raise NotImplementedError("Tensor.log_softmax: aún sin escribir / not written yet (notebooks/03-matmul-softmax-ce.ipynb)")
 
     @staticmethod
     def cross_entropy(logits: Tensor, targets: Any, reduction: str = "mean") -> Tensor:
-        """-log softmax(logits)[i, targets[i]] for each row i, reduced as torch does: (N, C),
-        (N,) ints -> () for reduction='mean' (the default: the mean over the batch) or 'sum',
-        (N,) for 'none' (each row's loss).
+        """-log softmax(logits)[i, targets[i]] para cada fila i, reducida como en torch: (N, C),
+        (N,) enteros -> () con reduction='mean' (la opción por defecto: la media del lote) o 'sum',
+        (N,) con 'none' (la pérdida de cada fila).
 
-        Fused through log-sum-exp, so logits of ±1e4 stay finite; one node, whose gradient you
-        derive in theory/03, section 4.4 (the reduction only changes how g reaches each row).
+        Fusionada con log-sum-exp, así que logits de ±1e4 siguen finitos; un solo nodo, cuyo
+        gradiente derivas en la teoría 03, sección 4.4 (la reducción solo cambia cómo llega g a
+        cada fila).
         """
         logits = Tensor._as_tensor(logits)
         targets = _class_targets(targets, logits.shape)
@@ -261,7 +259,7 @@ class Tensor(TensorBase):
     # @lab 06-extension-silu
 
     def silu(self) -> Tensor:
-        """a·σ(a) (a.k.a. swish); its derivative is yours to derive (lab 06). (...) -> (...)."""
+        """a·σ(a) (también llamada swish); su derivada la derivas tú (lab 06). (...) -> (...)."""
         raise NotImplementedError("Tensor.silu: aún sin escribir / not written yet (notebooks/06-extension-silu.ipynb)")
 
 

@@ -30,6 +30,13 @@ from minitorch_grading import course
 
 ROOT = repository.ROOT
 NOTEBOOKS = "notebooks"
+
+
+def notebooks_folder() -> str:
+    """Where JupyterLab opens: the learner's labs, notebooks/en/ with MINITORCH_LANG=en."""
+    from minitorch_course.i18n import language
+
+    return f"{NOTEBOOKS}/en" if language() == "en" else NOTEBOOKS
 LEARNER_SETTINGS = ROOT / "jupyter" / "learner"  # overrides.json, page_config.json
 INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
                                 "nbgrader.server_extensions.course_list")
@@ -58,7 +65,7 @@ def command(port: int, token: str, *, host: str = "127.0.0.1", browser: bool = T
            "--ServerApp.port_retries=0", f"--ServerApp.root_dir={root_dir}",
            f"--IdentityProvider.token={token}"]
     if not instructor:
-        cmd += [f"--LabApp.default_url=/lab/tree/{NOTEBOOKS}",
+        cmd += [f"--LabApp.default_url=/lab/tree/{notebooks_folder()}",
                 f"--LabApp.app_settings_dir={LEARNER_SETTINGS}"]
         for extension in INSTRUCTOR_SERVER_EXTENSIONS:
             cmd += ["--ServerApp.jpserver_extensions", f"{extension}=False"]
@@ -103,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         root, path = course.COURSE_DIR, "lab"
         print(f"JupyterLab (instructor: nbgrader, formgrader) on {root}", flush=True)
     else:
-        root, path = ROOT, f"lab/tree/{NOTEBOOKS}"
-        print(t("JupyterLab on {path}", path=str(ROOT / NOTEBOOKS)), flush=True)
+        root, path = ROOT, f"lab/tree/{notebooks_folder()}"
+        print(t("JupyterLab on {path}", path=str(ROOT / notebooks_folder())), flush=True)
     cmd = command(port, token, host=args.host, browser=not args.no_browser, root_dir=root,
                   instructor=args.instructor)
     print(f"    http://{args.host}:{port}/{path}?token={token}", flush=True)

@@ -20,6 +20,10 @@ LEARNER_TESTS = ROOT / "my_tests"  # the learner's own tests, skeletons from MOD
 MODEL_TESTS = SOLUTIONS / "learner_tests" / "model"  # the model learner tests, fenced
 SOURCE_NOTEBOOKS = SOLUTIONS / "notebooks"  # instructor notebooks (nbgrader's source)
 STUDENT_NOTEBOOKS = ROOT / "notebooks"  # generated from SOURCE_NOTEBOOKS
+# The English labs (minitorch_authoring.nb_i18n): one catalog per notebook, and what it generates
+NOTEBOOK_CATALOGS = SOURCE_NOTEBOOKS / "i18n"  # i18n/en/NN-*.po: English by cell id
+SOURCE_NOTEBOOKS_EN = SOURCE_NOTEBOOKS / "en"  # English instructor notebooks, generated
+STUDENT_NOTEBOOKS_EN = STUDENT_NOTEBOOKS / "en"  # English student notebooks, generated
 THEORY = ROOT / "theory"
 BUILD = ROOT / "build"  # git-ignored output: the site, caches, scratch course folders
 

@@ -15,6 +15,15 @@ It also writes the learner's test skeletons, ``my_tests/test_*.py``, from the mo
 docstrings, which say what each file must cover, stay), with the same protection, recorded in
 ``my_tests/.skeletons.sha256``.
 
+The stubs speak the learner's language (the course's rule: Spanish by default, English available):
+the reference's docstrings are English, and their Spanish lives in one catalog per file,
+``solutions/i18n/es/tensor.po`` and ``mlp.po`` (``msgctxt`` the function's qualified name,
+``msgid`` the English docstring, ``msgstr`` the Spanish one). ``MINITORCH_LANG=en make stubs``
+(or ``--lang en``) writes the English stubs; plain ``make stubs`` the Spanish ones, which are the
+committed ones. A docstring whose English changed since it was translated stays English in the
+Spanish stub and is listed by ``python -m minitorch_authoring.nb_i18n status``, with the
+notebooks' cells.
+
 A learner's edited file is never overwritten silently: the tool compares the target with the
 stub it would write and with the marker beside it (``.stub.sha256`` for tensor.py,
 ``.stub.mlp.sha256`` for mlp.py: the hash of the last stub it wrote); anything else is the
@@ -61,6 +70,26 @@ init_params, forward and train, and their arguments. Run ``make check`` to see y
 '''
 
 
+HEADER_ES = '''"""minitorch.tensor: diferenciación automática en modo inverso sobre arrays de NumPy. TU código.
+
+Este es el fichero que completas en la Fase 08. Cada ``raise NotImplementedError`` nombra el
+cuaderno del laboratorio que lo pide; sustitúyelo por tu código. Ejecuta ``make check`` para ver
+tu progreso. (Generado a partir de la referencia por ``make stubs``; los docstrings de abajo son
+tu especificación.)
+'''
+MLP_HEADER_ES = '''"""minitorch.mlp: el MLP que cierra el capítulo, entrenado a mano con TU minitorch.
+
+Este es el fichero que completas en el lab 05 (notebooks/05-mlp-grammar.ipynb): los pesos
+iniciales, el forward y el bucle de entrenamiento, solo con tu Tensor (sin clases de optimizador:
+llegan en el capítulo siguiente). El curso califica esta interfaz: conserva los nombres HIDDEN,
+LR, STEPS, init_params, forward y train, y sus argumentos. Ejecuta ``make check`` para ver tu
+progreso. (Generado a partir de la referencia por ``make stubs``; los docstrings de abajo son tu
+especificación.)
+'''
+LANGS = ("es", "en")  # the first is the default (minitorch_course.i18n.LANGUAGES)
+DOC_CATALOGS = repository.SOLUTIONS / "i18n"  # <lang>/<stub>.po: the docstrings, translated
+
+
 @dataclass(frozen=True)
 class Stub:
     """One learner file: its reference, where the stub goes, the marker and the stub's docstring."""
@@ -69,17 +98,21 @@ class Stub:
     reference: Path
     target: Path
     marker: str  # file name, beside the target
-    header: str
+    header: str  # the stub's module docstring, English
+    header_es: str = ""  # ... and Spanish
 
 
 STUBS: dict[str, Stub] = {
-    "tensor": Stub("tensor", REFERENCE, TARGET, ".stub.sha256", HEADER),
-    "mlp": Stub("mlp", MLP_REFERENCE, MLP_TARGET, ".stub.mlp.sha256", MLP_HEADER),
+    "tensor": Stub("tensor", REFERENCE, TARGET, ".stub.sha256", HEADER, HEADER_ES),
+    "mlp": Stub("mlp", MLP_REFERENCE, MLP_TARGET, ".stub.mlp.sha256", MLP_HEADER, MLP_HEADER_ES),
 }
 
 
-def generate(source: str, header: str = HEADER, name: str = "tensor.py") -> str:
-    """The stub text for the reference text ``source`` (``header``: the stub's docstring)."""
+def generate(source: str, header: str = HEADER, name: str = "tensor.py",
+             not_written: str | None = None) -> str:
+    """The stub text for the reference text ``source`` (``header``: the stub's docstring;
+    ``not_written``: the stub's words for what is not written yet, default ``NOT_WRITTEN``)."""
+    not_written = not_written or NOT_WRITTEN
     out: list[str] = []
     lab, cls, func = None, None, None
     inside = False
@@ -104,7 +137,7 @@ def generate(source: str, header: str = HEADER, name: str = "tensor.py") -> str:
                 raise ValueError(f"{name}:{number}: solution fence outside a # @lab section")
             indent = line[: len(line) - len(line.lstrip())]
             out.append(
-                f'{indent}raise NotImplementedError("{func}: {NOT_WRITTEN} '
+                f'{indent}raise NotImplementedError("{func}: {not_written} '
                 f'(notebooks/{lab}.ipynb)")'
             )
             inside = True
@@ -119,9 +152,84 @@ def generate(source: str, header: str = HEADER, name: str = "tensor.py") -> str:
     return _replace_docstring(text, header)
 
 
-def stub_text(stub: Stub) -> str:
-    """The stub of one learner file, generated from its reference."""
-    return generate(stub.reference.read_text(encoding="utf-8"), stub.header, stub.reference.name)
+def stub_text(stub: Stub, lang: str = LANGS[0]) -> str:
+    """The stub of one learner file in ``lang``, generated from its reference."""
+    source = stub.reference.read_text(encoding="utf-8")
+    if lang == "en":
+        return generate(source, stub.header, stub.reference.name, NOT_WRITTEN_EN)
+    text = generate(source, stub.header_es or stub.header, stub.reference.name)
+    return translate_docstrings(text, doc_catalog(stub.name, lang))
+
+
+# ---------------------------------------------------------------- the docstrings' languages
+def docstrings(text: str) -> list[tuple[str, int, int, str]]:
+    """(qualified name, first line, last line (1-based), docstring as written) of every class
+    and function docstring of ``text``."""
+    import ast
+
+    lines = text.splitlines()
+    found: list[tuple[str, int, int, str]] = []
+
+    def walk(node, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                doc = ast.get_docstring(child, clean=False)
+                if doc is not None:
+                    first = child.body[0]
+                    assert lines[first.lineno - 1].lstrip().startswith('"""'), name
+                    found.append((name, first.lineno, first.end_lineno, doc))
+                walk(child, name + ".")
+
+    walk(ast.parse(text), "")
+    return found
+
+
+def doc_catalog_path(name: str, lang: str = "es") -> Path:
+    return DOC_CATALOGS / lang / f"{name}.po"
+
+
+def doc_catalog(name: str, lang: str = "es") -> dict:
+    """{qualified name: Entry} of a stub's docstring catalog (cell_catalog's format)."""
+    from minitorch_authoring import cell_catalog
+
+    return cell_catalog.read_catalog(doc_catalog_path(name, lang))
+
+
+def translate_docstrings(text: str, catalog: dict) -> str:
+    """``text`` with every docstring that has a current translation in ``catalog`` replaced."""
+    lines = text.splitlines(keepends=True)
+    for name, first, last, doc in reversed(docstrings(text)):
+        entry = catalog.get(name)
+        if entry is None or entry.fuzzy or not entry.translation or entry.source != doc:
+            continue  # stays English; doc_problems() names it
+        assert '"""' not in entry.translation and "\\" not in entry.translation, name
+        indent = lines[first - 1][: len(lines[first - 1]) - len(lines[first - 1].lstrip())]
+        lines[first - 1:last] = [f'{indent}"""{entry.translation}"""\n']
+    return "".join(lines)
+
+
+def doc_problems(lang: str = "es") -> list[str]:
+    """Every docstring of the references whose ``lang`` translation is missing or stale."""
+    problems = []
+    for stub in STUBS.values():
+        catalog = doc_catalog(stub.name, lang)
+        for name, _first, _last, doc in docstrings(stub.reference.read_text(encoding="utf-8")):
+            entry = catalog.get(name)
+            if entry is None or not entry.translation:
+                problems.append(f"{stub.reference.name} {name}: docstring untranslated ({lang})")
+            elif entry.source != doc or entry.fuzzy:
+                problems.append(f"{stub.reference.name} {name}: docstring changed since it was "
+                                f"translated ({doc_catalog_path(stub.name, lang).name})")
+    catalog = doc_catalog("skeletons", "en")  # the learner's test skeletons: Spanish -> English
+    for name, text in skeletons().items():
+        entry, doc = catalog.get(name), _module_docstring(text)
+        if entry is None or not entry.translation:
+            problems.append(f"skeleton {name}: docstring untranslated (en)")
+        elif entry.source != doc or entry.fuzzy:
+            problems.append(f"skeleton {name}: docstring changed since it was translated "
+                            "(skeletons.po)")
+    return problems
 
 
 def learner_lines(source: str) -> int:
@@ -139,7 +247,8 @@ def learner_lines(source: str) -> int:
 
 # The stub's words when a learner calls what they have not written yet: in both of the course's
 # languages, since a file's text cannot follow MINITORCH_LANG.
-NOT_WRITTEN = "aún sin escribir / not written yet"
+NOT_WRITTEN = "aún sin escribir / not written yet"  # the Spanish stub's (the default)
+NOT_WRITTEN_EN = "not written yet"  # the English stub's
 
 
 def _replace_docstring(text: str, header: str = HEADER) -> str:
@@ -159,10 +268,18 @@ SKELETON_BODY = "# TU CÓDIGO AQUÍ: tus tests, lo que pide el docstring de arri
 SKELETON_HEADER = ("# Tus tests (generado por `make stubs` como esqueleto; desde ahora es tuyo).\n"
                    "# Ejecútalos con `python -m pytest my_tests`; `make check` dice qué tipos de\n"
                    "# error atrapan.\n")
+# The English skeletons: these two, and each model file's (Spanish) docstring translated in
+# solutions/i18n/en/skeletons.po (msgctxt: the file's name).
+SKELETON_BODY_EN = "# YOUR CODE HERE: your tests, what the docstring above asks for"
+SKELETON_HEADER_EN = ("# Your tests (written by `make stubs` as a skeleton; from now on it is yours).\n"
+                      "# Run them with `python -m pytest my_tests`; `make check` says which kinds of\n"
+                      "# mistake they catch.\n")
 
 
-def skeleton(source: str) -> str:
+def skeleton(source: str, lang: str = "es") -> str:
     """The learner's skeleton of a model test file: each fenced region becomes one comment."""
+    body = SKELETON_BODY_EN if lang == "en" else SKELETON_BODY
+    header = SKELETON_HEADER_EN if lang == "en" else SKELETON_HEADER
     out: list[str] = []
     inside = False
     for number, line in enumerate(source.splitlines(), 1):
@@ -171,7 +288,7 @@ def skeleton(source: str) -> str:
             if inside:
                 raise ValueError(f"line {number}: nested {BEGIN}")
             inside = True
-            out.append(line[: len(line) - len(line.lstrip())] + SKELETON_BODY)
+            out.append(line[: len(line) - len(line.lstrip())] + body)
         elif stripped == END:
             if not inside:
                 raise ValueError(f"line {number}: {END} without {BEGIN}")
@@ -180,15 +297,30 @@ def skeleton(source: str) -> str:
             out.append(line)
     if inside:
         raise ValueError(f"unterminated {BEGIN}")
-    return SKELETON_HEADER + "\n".join(out) + "\n"
+    return header + "\n".join(out) + "\n"
 
 
-def skeletons() -> dict[str, str]:
-    """File name -> skeleton text, for every learner test file (examplar.ALL_FILES)."""
+def skeletons(lang: str = "es") -> dict[str, str]:
+    """File name -> skeleton text, for every learner test file (examplar.ALL_FILES), in
+    ``lang`` (English: each docstring from solutions/i18n/en/skeletons.po when current)."""
     from minitorch_course.examplar import ALL_FILES
 
-    return {name: skeleton((SKELETON_SOURCE / name).read_text(encoding="utf-8"))
-            for name in ALL_FILES}
+    out = {name: skeleton((SKELETON_SOURCE / name).read_text(encoding="utf-8"), lang)
+           for name in ALL_FILES}
+    if lang == "en":
+        catalog = doc_catalog("skeletons", "en")
+        for name, text in out.items():
+            entry = catalog.get(name)
+            doc = _module_docstring(text)
+            if entry and entry.source == doc and entry.translation and not entry.fuzzy:
+                out[name] = text.replace(f'"""{doc}"""', f'"""{entry.translation}"""', 1)
+    return out
+
+
+def _module_docstring(text: str) -> str:
+    import ast
+
+    return ast.get_docstring(ast.parse(text), clean=False) or ""
 
 
 def _read_marks(path: Path) -> dict[str, str]:
@@ -220,13 +352,14 @@ def write_protected(target: Path, text: str, last: str | None, force: bool) -> i
     return 0
 
 
-def write_skeletons(folder: Path, force: bool = False, check: bool = False) -> int:
+def write_skeletons(folder: Path, force: bool = False, check: bool = False,
+                    lang: str = "es") -> int:
     """The learner's test skeletons in ``folder``: written (never over an edited test without
     ``force``, which keeps a backup), or with ``check`` 1 if any is stale."""
     marker = folder / SKELETON_MARKER
     marks = _read_marks(marker)
     status = 0
-    for name, text in skeletons().items():
+    for name, text in skeletons(lang).items():
         target = folder / name
         if check:
             current = target.read_text(encoding="utf-8") if target.exists() else None
@@ -243,9 +376,9 @@ def write_skeletons(folder: Path, force: bool = False, check: bool = False) -> i
     return status
 
 
-def write(stub: Stub, target: Path, check: bool, force: bool) -> int:
+def write(stub: Stub, target: Path, check: bool, force: bool, lang: str = LANGS[0]) -> int:
     """Write (or ``check``) one stub at ``target``; 0 done, 1 stale (check), 2 refused."""
-    text = stub_text(stub)
+    text = stub_text(stub, lang)
     current = target.read_text(encoding="utf-8") if target.exists() else None
     marker = target.with_name(stub.marker)
     if check:
@@ -269,6 +402,14 @@ def write(stub: Stub, target: Path, check: bool, force: bool) -> int:
     return code
 
 
+def _env_language() -> str:
+    """The learner's choice at generation: MINITORCH_LANG (``en``), else Spanish."""
+    import os
+
+    value = os.environ.get("MINITORCH_LANG", "").strip().lower()[:2]
+    return value if value in LANGS else LANGS[0]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is stale")
@@ -280,16 +421,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tests-target", type=Path, default=None,
                         help="the learner's test folder (default my_tests/, unless --target "
                         "names another file)")
+    parser.add_argument("--lang", choices=LANGS, default=None,
+                        help="the docstrings' language (default: MINITORCH_LANG, else Spanish)")
     args = parser.parse_args(argv)
+    lang = args.lang or _env_language()
     tests_target = args.tests_target or (SKELETON_TARGET if args.target is None else None)
 
     names = [args.file] if args.file else (["tensor"] if args.target else list(STUBS))
     status = 0
     for name in names:
         stub = STUBS[name]
-        status = max(status, write(stub, args.target or stub.target, args.check, args.force))
+        status = max(status, write(stub, args.target or stub.target, args.check, args.force,
+                                   lang))
     if tests_target is not None and status != 1:
-        status = max(status, write_skeletons(tests_target, args.force, args.check))
+        status = max(status, write_skeletons(tests_target, args.force, args.check, lang))
     return status
 
 

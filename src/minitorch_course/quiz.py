@@ -288,8 +288,13 @@ def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int | str, object]:
 
 def learner_notebook(name: str = NOTEBOOK) -> Path | None:
     """The learner's quiz (or lab ``name``): notebooks/ of the current folder or of the
-    repository, or the current folder itself (a class release)."""
-    for folder in (Path.cwd() / "notebooks", ROOT / "notebooks", Path.cwd()):
+    repository (in English, notebooks/en/ first), or the current folder itself (a class
+    release)."""
+    bases = [Path.cwd() / "notebooks", ROOT / "notebooks"]
+    en = language() == "en"
+    folders = [f for base in bases for f in ((base / "en", base) if en else (base,))]
+    folders.append(Path.cwd())
+    for folder in folders:
         path = folder / f"{name}.ipynb"
         if path.is_file():
             return path

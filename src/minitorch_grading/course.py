@@ -8,6 +8,8 @@
     python -m minitorch_grading.course generate --force  # overwrite edited ones (backup kept)
     python -m minitorch_grading.course render [NAME..]   # run solutions/notebooks in place
     python -m minitorch_grading.course cells             # graded cells and points from the catalog
+    ... build|generate|render --lang en                  # the English labs (notebooks/en/, a
+                                                         # course directory of its own)
 
 The course directory (default ``~/minitorch-fase08-course``, outside the repository: graded code
 runs inside it and must not find the reference next door) holds ``nbgrader_config.py`` and
@@ -60,6 +62,26 @@ MANIFEST = STUDENT_NOTEBOOKS / ".generated.json"
 COURSE_DIR = Path.home() / "minitorch-fase08-course"  # outside the repository (--course-dir)
 ASSIGNMENT = "fase08"
 COURSE_ID = "minitorch-fase08"  # nbgrader's course id: learners' exchange commands name it
+# The English labs (minitorch_authoring.nb_i18n): a course directory of their own, with the same
+# assignment name and its own course id, gradebook and exchange, so a learner is graded only in
+# the language they took and every class tool (classrun, record, export) works unchanged.
+LANGS = ("es", "en")
+COURSE_IDS = {"es": COURSE_ID, "en": f"{COURSE_ID}-en"}
+CODE_STUBS = {"es": "# TU RESPUESTA AQUÍ", "en": "# YOUR ANSWER HERE"}
+LANG_MARKER = ".minitorch-lang"  # minitorch_course.i18n reads it in the working directory
+
+
+def source_notebooks(lang: str = "es") -> Path:
+    """The instructor notebooks of ``lang``: the Spanish source, or the English generated ones."""
+    return SOURCE_NOTEBOOKS if lang == "es" else repository.SOURCE_NOTEBOOKS_EN
+
+
+def student_notebooks(lang: str = "es") -> Path:
+    return STUDENT_NOTEBOOKS if lang == "es" else repository.STUDENT_NOTEBOOKS_EN
+
+
+def default_course_dir(lang: str = "es") -> Path:
+    return COURSE_DIR if lang == "es" else COURSE_DIR.with_name(f"{COURSE_DIR.name}-{lang}")
 GRADED_FILE = "minitorch/tensor.py"  # the learner's engine, taken from the submission
 MLP_FILE = "minitorch/mlp.py"  # the learner's MLP (lab 05), taken from the submission
 GRADED_FILES = (GRADED_FILE, MLP_FILE)  # the learner's code autograde takes from the submission
@@ -82,9 +104,9 @@ THEORY = "theory"  # theory/ and its English mirror theory/en/, copied as theory
 # In the release, notebooks sit at the top and the theory in theory/ (in the repository they are
 # siblings notebooks/ and theory/): relative links between them are rewritten to match.
 RELEASE_LINKS = {
-    "notebook": (("](../theory/", "](theory/"),),
-    "theory": (("](../notebooks/", "](../"),),
-    "theory/en": (("](../../notebooks/", "](../../"),),
+    "notebook": (("](../theory/", "](theory/"), ("](../../theory/en/", "](theory/en/")),
+    "theory": (("](../notebooks/en/", "](../"), ("](../notebooks/", "](../")),
+    "theory/en": (("](../../notebooks/en/", "](../../"), ("](../../notebooks/", "](../../")),
 }
 # Everything a course directory may hold that build never deletes or rewrites.
 GRADING_DATA = ("gradebook.db", "submitted", "autograded", "feedback", "exchange")
@@ -95,7 +117,7 @@ import os
 
 c = get_config()  # noqa: F821
 
-c.CourseDirectory.course_id = "{COURSE_ID}"
+c.CourseDirectory.course_id = __COURSE_ID__
 c.CourseDirectory.root = "."
 # Setting `ignore` replaces nbgrader's defaults: repeat them, and keep caches out of the release.
 c.CourseDirectory.ignore = [
@@ -110,7 +132,7 @@ c.Execute.timeout = {CELL_TIMEOUT}
 # by default exchange/ in this directory. Unset, nbgrader creates a world-writable system one.
 c.Exchange.root = __EXCHANGE_ROOT__
 # An exercise's placeholder must not crash the student notebook: only graded cells may fail.
-c.ClearSolutions.code_stub = {{"python": "# TU RESPUESTA AQUÍ"}}
+c.ClearSolutions.code_stub = {{"python": __CODE_STUB__}}
 
 # Hidden tests (the quiz's answers): nbgrader releases them stripped, so without this every
 # honest submission logs "checksum ... has changed" for each cell that has some; and nbgrader's
@@ -136,10 +158,12 @@ CONFIG_HEADER = CONFIG.splitlines()[0]
 DEFAULT_EXCHANGE = 'os.path.join(os.path.dirname(os.path.abspath(__file__)), "exchange")'
 
 
-def config_text(exchange: Path | None = None) -> str:
+def config_text(exchange: Path | None = None, lang: str = "es") -> str:
     """``nbgrader_config.py``: the exchange is ``exchange`` or exchange/ in the course dir."""
     root = repr(str(exchange.expanduser().resolve())) if exchange else DEFAULT_EXCHANGE
-    return CONFIG.replace("__EXCHANGE_ROOT__", root).replace("__SRC__", repr(str(ROOT / "src")))
+    return (CONFIG.replace("__EXCHANGE_ROOT__", root).replace("__SRC__", repr(str(ROOT / "src")))
+            .replace("__COURSE_ID__", json.dumps(COURSE_IDS[lang]))
+            .replace("__CODE_STUB__", json.dumps(CODE_STUBS[lang], ensure_ascii=False)))
 
 
 # ---------------------------------------------------------------- environment
@@ -155,11 +179,11 @@ def grading_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def reference_env() -> dict[str, str]:
+def reference_env(lang: str = "es") -> dict[str, str]:
     """The environment for rendering and nbval: the reference engine, seeded."""
     env = grading_env(MINITORCH_IMPL="reference")
     env["PYTHONPATH"] = str(ROOT / "src")  # the repository's packages, reference switch on
-    env[i18n.ENV] = i18n.LANGUAGES[0]  # the committed outputs are the course's language
+    env[i18n.ENV] = lang  # the committed outputs speak the notebook's language
     return env
 
 
@@ -175,9 +199,9 @@ def nbgrader(args: list[str], course_dir: Path, *, check: bool = True,
 
 
 # ---------------------------------------------------------------- the course directory
-def lab_notebooks() -> list[Path]:
+def lab_notebooks(lang: str = "es") -> list[Path]:
     """The instructor notebooks, in lab order."""
-    return sorted(SOURCE_NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    return sorted(source_notebooks(lang).glob("[0-9][0-9]-*.ipynb"))
 
 
 def _copy_package(name: str, dest: Path) -> None:
@@ -235,14 +259,17 @@ def check_course_dir(course_dir: Path) -> None:
 
 
 def build(course_dir: Path = COURSE_DIR, for_class: bool = True,
-          exchange: Path | None = None) -> Path:
+          exchange: Path | None = None, lang: str = "es") -> Path:
     """Write (or rewrite) the generated part of a course directory; returns ``source/fase08``.
 
     Only ``nbgrader_config.py`` and ``source/fase08/`` are (re)written; grading data
     (``GRADING_DATA``) and anything else in ``course_dir`` are left as they are. ``for_class``
     (the default) is the class release: theory included, links rewritten for its layout;
     ``generate`` builds with ``for_class=False``, the repository's layout. ``exchange``: the
-    nbgrader exchange's root (default: ``exchange/`` in ``course_dir``).
+    nbgrader exchange's root (default: ``exchange/`` in ``course_dir``). ``lang="en"``: the
+    English labs (``solutions/notebooks/en/``), with a language marker that makes the kernels,
+    ``python -m minitorch_course.check`` and nbgrader's commands run from the course directory
+    speak English.
     """
     from minitorch_authoring import stubgen
 
@@ -251,9 +278,15 @@ def build(course_dir: Path = COURSE_DIR, for_class: bool = True,
     if source.exists():  # generated, from solutions/, src/ and theory/
         shutil.rmtree(source)
     source.mkdir(parents=True)
-    (course_dir / "nbgrader_config.py").write_text(config_text(exchange), encoding="utf-8")
-    for nb in lab_notebooks():
+    (course_dir / "nbgrader_config.py").write_text(config_text(exchange, lang), encoding="utf-8")
+    for nb in lab_notebooks(lang):
         _copy_notebook(nb, source / nb.name, for_class)
+    for folder in (course_dir, source):
+        marker = folder / LANG_MARKER
+        if lang != "es":
+            marker.write_text(lang + "\n", encoding="utf-8")
+        elif folder == course_dir and marker.exists():
+            marker.unlink()
     for name in PACKAGES:
         _copy_package(name, source)
     if for_class:
@@ -263,17 +296,17 @@ def build(course_dir: Path = COURSE_DIR, for_class: bool = True,
     for stub in stubgen.STUBS.values():
         rel = stub.target.relative_to(ROOT / "src").as_posix()
         assert rel in GRADED_FILES, f"{rel} is a learner's file autograde would overwrite"
-        (source / rel).write_text(stubgen.stub_text(stub), encoding="utf-8")
+        (source / rel).write_text(stubgen.stub_text(stub, lang), encoding="utf-8")
     (source / examplar.FOLDER).mkdir()
-    for name, text in stubgen.skeletons().items():  # the learner's test files start as these
+    for name, text in stubgen.skeletons(lang).items():  # the learner's test files start as these
         (source / examplar.FOLDER / name).write_text(text, encoding="utf-8")
     return source
 
 
 def generate_assignment(course_dir: Path = COURSE_DIR, for_class: bool = True,
-                        exchange: Path | None = None) -> Path:
+                        exchange: Path | None = None, lang: str = "es") -> Path:
     """Build the course directory and run ``nbgrader generate_assignment``; returns release/."""
-    build(course_dir, for_class=for_class, exchange=exchange)
+    build(course_dir, for_class=for_class, exchange=exchange, lang=lang)
     nbgrader(["generate_assignment", ASSIGNMENT, "--force"], course_dir)
     return course_dir / "release" / ASSIGNMENT
 
@@ -332,9 +365,10 @@ def with_demo_outputs(student: dict, instructor: dict) -> dict:
     return student
 
 
-def student_versions(release: Path) -> dict[str, str]:
+def student_versions(release: Path, lang: str = "es") -> dict[str, str]:
     """{file name: text} of every generated student notebook, canonical, with demo outputs."""
-    return {p.name: dumps(canonical(with_demo_outputs(_load(p), _load(SOURCE_NOTEBOOKS / p.name))))
+    source = source_notebooks(lang)
+    return {p.name: dumps(canonical(with_demo_outputs(_load(p), _load(source / p.name))))
             for p in sorted(release.glob("*.ipynb"))}
 
 
@@ -389,32 +423,37 @@ def write_students(generated: dict[str, str], force: bool = False,
         path = target / name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
-            print(f"wrote notebooks/{name}")
+            shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            print(f"wrote {shown.as_posix()}")
         manifest[name] = _hash_of(text)
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",
                              encoding="utf-8")
     return 0
 
 
-def generate(check: bool = False, force: bool = False) -> int:
+def generate(check: bool = False, force: bool = False, lang: str = "es") -> int:
     """``generate`` / ``generate --check``: the student notebooks from the instructor ones.
 
     Works in a temporary course directory: never the instructor's (its gradebook and
     submissions stay untouched). ``--check`` writes nothing at all.
     """
     with tempfile.TemporaryDirectory(prefix="course-generate-") as tmp:
-        generated = student_versions(generate_assignment(Path(tmp) / "course", for_class=False))
+        generated = student_versions(generate_assignment(Path(tmp) / "course", for_class=False,
+                                                         lang=lang), lang)
+    target = student_notebooks(lang)
+    where = target.relative_to(ROOT).as_posix()
     if check:
-        problems = stale(generated)
+        problems = stale(generated, target)
         for p in problems:
-            print(f"notebooks/{p}", file=sys.stderr)
+            print(f"{where}/{p}", file=sys.stderr)
         if problems:
             print("the student notebooks are stale: run `python -m minitorch_grading.course "
-                  "generate` and commit notebooks/", file=sys.stderr)
+                  f"generate{'' if lang == 'es' else ' --lang ' + lang}` and commit {where}/",
+                  file=sys.stderr)
             return 1
-        print(f"notebooks/: {len(generated)} student notebooks up to date")
+        print(f"{where}/: {len(generated)} student notebooks up to date")
         return 0
-    return write_students(generated, force=force)
+    return write_students(generated, force=force, target=target)
 
 
 # ---------------------------------------------------------------- graded cells
@@ -508,12 +547,20 @@ def sync_notebooks() -> int:
 
 
 # ---------------------------------------------------------------- rendering
-def render(names: list[str] | None = None, timeout: int = CELL_TIMEOUT) -> int:
-    """Execute instructor notebooks in place against the reference, so outputs are committed."""
+def render(names: list[str] | None = None, timeout: int = CELL_TIMEOUT, lang: str = "es") -> int:
+    """Execute instructor notebooks in place against the reference, so outputs are committed.
+
+    ``lang="en"``: the English ones, first rebuilt from the Spanish and their catalogs
+    (``minitorch_authoring.nb_i18n build``), run with ``MINITORCH_LANG=en``."""
     import nbformat
     from nbclient import NotebookClient
 
-    paths = lab_notebooks()
+    if lang != "es":
+        from minitorch_authoring import nb_i18n
+
+        nb_i18n.build(paths=[p for p in nb_i18n.notebooks()
+                             if not names or any(p.name.startswith(n) for n in names)])
+    paths = lab_notebooks(lang)
     if names:
         paths = [p for p in paths if any(p.name.startswith(n) for n in names)]
         if not paths:
@@ -521,12 +568,12 @@ def render(names: list[str] | None = None, timeout: int = CELL_TIMEOUT) -> int:
             return 1
     saved = dict(os.environ)
     os.environ.clear()
-    os.environ.update(reference_env())  # the kernel inherits this process's environment
+    os.environ.update(reference_env(lang))  # the kernel inherits this process's environment
     try:
         for path in paths:
             start = time.perf_counter()
             nb = nbformat.read(path, as_version=4)
-            if path.stem in catalog.LABS:
+            if path.stem in catalog.LABS and lang == "es":  # English: from the Spanish
                 for grade_id in sync_graded_cells(nb, path.stem):
                     print(f"{path.name}: graded cell {grade_id} follows the catalog")
                 nb = nbformat.from_dict(nb)
@@ -572,15 +619,15 @@ def _text(text) -> str:
 
 
 # ---------------------------------------------------------------- command line
-def build_command(course_dir: Path, exchange: Path | None = None) -> int:
+def build_command(course_dir: Path, exchange: Path | None = None, lang: str = "es") -> int:
     """``build``: write the course directory and say what was kept and where to go next."""
     course_dir = course_dir.expanduser().resolve()
     if course_dir.is_relative_to(ROOT):
         print(f"warning: {course_dir} is inside the repository: graded code runs in "
               "autograded/ there and can read solutions/ (see docs/INSTRUCTOR.md); "
               "prefer a directory outside it (--course-dir)", file=sys.stderr)
-    source = build(course_dir, exchange=exchange)
-    print(f"course directory: {course_dir}")
+    source = build(course_dir, exchange=exchange, lang=lang)
+    print(f"course directory: {course_dir} ({COURSE_IDS[lang]}, notebooks in {lang})")
     print(f"  rewrote nbgrader_config.py and {source.relative_to(course_dir)}/")
     print(f"  exchange: {(exchange or course_dir / 'exchange').expanduser().resolve()}")
     kept = grading_data(course_dir)
@@ -596,8 +643,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     bld = sub.add_parser("build", help="write (or update) the nbgrader course directory; "
                          "never deletes grading data")
-    bld.add_argument("--course-dir", type=Path, default=COURSE_DIR,
-                     help=f"the course directory (default: {COURSE_DIR})")
+    bld.add_argument("--course-dir", type=Path, default=None,
+                     help=f"the course directory (default: {COURSE_DIR}, with --lang en "
+                     f"{default_course_dir('en')})")
     bld.add_argument("--exchange", type=Path, default=None,
                      help="the nbgrader exchange's root (default: exchange/ in the course "
                      "directory; on a JupyterHub a shared one, e.g. /srv/nbgrader/exchange)")
@@ -610,14 +658,19 @@ def main(argv: list[str] | None = None) -> int:
     ren.add_argument("names", nargs="*", help="notebook name prefixes (default: all)")
     sub.add_parser("cells", help="give solutions/notebooks the catalog's graded cells and "
                    "points, without running them (render does it too)")
+    for command in (bld, gen, ren):
+        command.add_argument("--lang", choices=LANGS, default="es",
+                             help="the notebooks' language (en: solutions/notebooks/en/ -> "
+                             "notebooks/en/, English course directory)")
     args = parser.parse_args(argv)
     if args.command == "cells":
         return sync_notebooks()
     if args.command == "build":
-        return build_command(args.course_dir, args.exchange)
+        return build_command(args.course_dir or default_course_dir(args.lang), args.exchange,
+                             args.lang)
     if args.command == "generate":
-        return generate(check=args.check, force=args.force)
-    return render(args.names)
+        return generate(check=args.check, force=args.force, lang=args.lang)
+    return render(args.names, lang=args.lang)
 
 
 if __name__ == "__main__":

@@ -264,9 +264,10 @@ class BudgetedExecute(Execute):
         self.log.info(STOPPED_LOG, student, _where(cell, index))
 
     def _mark_timed_out(self, cell: NotebookNode) -> None:
-        self._mark(cell, TIMED_OUT, f"timed out: not run, the submission's time budget "
-                   f"({self.budget:g} s) was used up / sin ejecutar: se agotó el tiempo de la "
-                   "entrega")
+        from minitorch_course.i18n import t  # the course's language (the course dir's marker)
+
+        self._mark(cell, TIMED_OUT, t("timed out: not run, the submission's time budget "
+                                      "({budget:g} s) was used up", budget=self.budget))
 
     @staticmethod
     def _mark(cell: NotebookNode, ename: str, message: str) -> None:
