@@ -81,6 +81,12 @@ class Tensor(TensorBase):
         lab 01 (sección siguiente): los grafos del lab 00 nunca usan broadcasting, así que hasta
         entonces la llamada no se alcanza, y sigue siendo el único sitio donde ocurre el
         broadcasting inverso.
+
+        Dos comprobaciones también son tuyas (teoría 01): antes de que fluya ningún gradiente,
+        pasa los nodos a ``_check_unchanged``, que da el curso (datos cambiados in situ desde el
+        forward: un ``BackwardError``); y un gradiente que, incluso después de ``unbroadcast``,
+        no tiene la forma de su padre lanza ``GradShapeError`` con ``_grad_shape_message``, que
+        da el curso (la op, el índice del padre, las dos formas).
         """
         seed = self._seed(grad)  # provided: requires_grad, and grad's shape
         raise NotImplementedError("Tensor.backward: aún sin escribir / not written yet (notebooks/00-tensor-skeleton.ipynb)")
@@ -191,8 +197,11 @@ class Tensor(TensorBase):
 
     @shape_errors
     def transpose(self, *axes: int | Sequence[int]) -> Tensor:
-        """Permuta los ejes (sin argumentos: los invierte). (d0, d1, ...) -> forma permutada."""
-        axes = _permutation(_sizes(axes, "transpose: axes"), self.ndim)  # -1 -> ndim - 1
+        """Permuta los ejes (sin argumentos: los invierte). (d0, d1, ...) -> forma permutada.
+
+        ``perm``, que da el curso: todos los ejes, en positivo, en el orden de la salida
+        (sin argumentos: invertidos)."""
+        perm = _permutation(_sizes(axes, "transpose: axes"), self.ndim)  # (-1, 0) -> (1, 0)
         raise NotImplementedError("Tensor.transpose: aún sin escribir / not written yet (notebooks/02-reductions-and-shapes.ipynb)")
 
     @shape_errors
