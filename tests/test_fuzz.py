@@ -81,14 +81,12 @@ def _backward(g):
 out._backward = _backward
 return out
 """)
-PLANTED_PROGRAMS = 100  # each contains the planted op
+PLANTED_PROGRAMS = 50  # each contains the planted op (derandomised, pinned: the same 50 every run)
 PLANTED = ("getitem_assigns_repeated_indices", "matmul_T_reverses_batch_axes",
            "sum_backward_keepdims_lost")
 
 
-@pytest.mark.parametrize("name", (pytest.param("transpose_negative_axes", marks=pytest.mark.xfail(
-    strict=False, reason="passes alone; not caught in `make test` after other modules on the same "
-    "xdist worker: an order-dependent state leak, open (stop 34's note)")),) + PLANTED)
+@pytest.mark.parametrize("name", ("transpose_negative_axes",) + PLANTED)
 def test_the_fuzzer_catches_a_planted_bug(name):
     if name in mutants.BY_NAME:
         impl, rows = mutants.load(name), mutants.BY_NAME[name].affects

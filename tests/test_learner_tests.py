@@ -73,9 +73,6 @@ def test_regenerating_never_overwrites_an_edited_test(tmp_path):
 
 # ---------------------------------------------------------------- the proof sets
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="passes alone and in its module; fails in `make test` after "
-                   "other modules on the same xdist worker (lab 04's 'upstream' kind 1/2): an "
-                   "order-dependent state leak, open (stop 34's note)")
 def test_the_model_set_catches_every_kind_of_every_lab(course_set):
     grades = examplar.grade(PROOF / "model", course_set)
     for lab, g in grades.items():
