@@ -77,3 +77,37 @@ def test_eps_sweep_is_u_shaped_with_its_minimum_near_the_cube_root_of_eps():
     assert 1e-8 <= best <= 1e-4, best  # cube root of 2.2e-16 is 6e-6
     assert sweep.error[0] > 100 * sweep.error.min()  # truncation side rises
     assert sweep.error[-1] > 100 * sweep.error.min()  # rounding side rises
+
+
+def test_the_rule_is_public_and_is_the_one_gradcheck_applies():
+    """The scores of record rebuild gradcheck's upstream and tolerance from these (one owner)."""
+    import importlib
+
+    gc = importlib.import_module("minitorch.gradcheck")  # the module (minitorch.gradcheck is also the function)
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 3))
+    result = mt.gradcheck(lambda t: t.tanh(), [x], seed=5)
+    np.testing.assert_array_equal(result.upstream, gc.default_upstream((2, 3), 5))
+    np.testing.assert_array_equal(gc.default_upstream((1, 1), 5), np.ones((1, 1)))
+    # an element exactly at the tolerance passes, one just beyond fails
+    n = np.array([2.0])
+    edge = gc.tolerance(n)
+    assert edge[0] == gc.DEFAULT_ATOL + gc.DEFAULT_RTOL * 2.0
+    ok = mt.gradcheck(lambda t: t * 1.0, [n], raise_exception=False)
+    assert ok.passed
+
+
+def test_nothing_restates_gradchecks_defaults():
+    """The record and the course checks import minitorch.gradcheck's numbers, never copies."""
+    import ast
+
+    from minitorch_authoring.repository import ROOT
+
+    for path in (ROOT / "src").rglob("*.py"):
+        if path.name == "gradcheck.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Tuple) and [getattr(e, "value", None) for e in node.elts] \
+                    == [1e-6, 1e-5, 1e-3]:
+                raise AssertionError(f"{path}:{node.lineno} restates gradcheck's defaults")
