@@ -192,7 +192,8 @@ def skeleton(text: str) -> tuple:
 
 @pytest.mark.parametrize("name", ["div_gradients_swapped", "backward_skips_unbroadcast"])
 def test_english_and_spanish_report_the_same_outcomes(monkeypatch, name):
-    row = ",".join(mutants.BY_NAME[name].affects)
+    affects = mutants.BY_NAME[name].affects  # the first and the last row: the words of every
+    row = ",".join(dict.fromkeys((affects[0], affects[-1])))  # row are audited above, in Spanish
     args = ("--mutant", name, "--op", row, "--examples", "5")
     monkeypatch.setenv("MINITORCH_LANG", "en")
     english = run(*args)
