@@ -769,8 +769,7 @@ def _judge_gradcheck(op, task: Task, data) -> None:
                                            wants=list(numerical),
                                            oracle=op_checks.oracle(op, task.case))
             raise CheckFailed(Fact("gradcheck-failed", {
-                "message": f"gradcheck failed for '{op.name}' with respect to input {i}",
-                "case": task.case.label}), d)
+                "row": op.name, "case": task.case.label, "index": i}), d)
 
 
 def _same(got, want, kind_order: bool) -> bool:
@@ -844,7 +843,7 @@ def judge_engine(row: str, reference: list[dict], answer) -> tuple[Outcome, str]
                           if not (isinstance(o, list) and len(o) == 2 and o[0] == w[0]
                                   and _same(o[1], w[1], isinstance(w[1], dict)
                                             and "parents" in w[1]))), label)
-            fact = Fact("record-engine-mismatch", {"where": where, "case": label})
+            fact = Fact("record-engine-mismatch", {"row": row, "where": where, "case": label})
             diag = Diagnosis("engine")
         return Outcome(row, "engine", FAIL, label, fact, diag), flag
     return Outcome(row, "engine", PASS, "", Fact("engine-passed",
