@@ -17,11 +17,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "solutions"))
 os.environ.setdefault("MINITORCH_IMPL", "reference")
 os.environ.setdefault("PYTHONHASHSEED", "0")
 # The suites read the run-time messages' English ids; the Spanish run (the default for a
-# learner) is tested by tests/test_i18n.py and by the notebooks, rendered and checked in Spanish
+# learner) is tested by tests/minitorch_course/test_i18n.py and by the notebooks, rendered and checked in Spanish
 # (course.reference_env).
 os.environ.setdefault("MINITORCH_LANG", "en")
 # The progress report keeps torch's answers on disk (minitorch_course.oracle_cache); the suites
-# ask torch every time, whatever a maintainer's ~/.cache holds (tests/test_oracle_cache.py
+# ask torch every time, whatever a maintainer's ~/.cache holds (tests/minitorch_course/test_oracle_cache.py
 # turns it on where it tests it).
 os.environ.setdefault("MINITORCH_CACHE", "off")
 

@@ -13,16 +13,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from minitorch_authoring.repository import ROOT
 from minitorch_course import grammar as g
 from minitorch_course import mlp_checks as mc
 from minitorch_course import mlp_report
 
-ROOT = Path(__file__).resolve().parents[1]
 SEED = 0
 
 

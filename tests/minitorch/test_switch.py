@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from minitorch_authoring.repository import ROOT
+
 PROBE = "import minitorch as mt; print(mt.IMPLEMENTATION, mt.TENSOR_FILE.relative_to(mt.REFERENCE_FILE.parents[1]))"
 
 

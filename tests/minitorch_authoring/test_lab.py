@@ -12,13 +12,11 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 
 from minitorch_authoring import lab
-
-ROOT = Path(__file__).resolve().parents[1]
+from minitorch_authoring.repository import ROOT
 
 
 def test_allow_root_only_as_root(monkeypatch):

@@ -29,9 +29,9 @@ from urllib.parse import urldefrag, urlsplit
 import pytest
 
 from minitorch_authoring import site
+from minitorch_authoring.repository import ROOT
 from minitorch_authoring.stubgen import BEGIN, END
 
-ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

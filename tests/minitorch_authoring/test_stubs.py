@@ -6,16 +6,15 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from minitorch_authoring import stubgen
+from minitorch_authoring.repository import ROOT
 from minitorch_course import op_checks, runner
 from minitorch_course.catalog import BY_NAME, LABS, OPS
 from minitorch_course.outcomes import NOT_STARTED
 
-ROOT = Path(__file__).resolve().parents[1]
 STUB = ROOT / "src" / "minitorch" / "tensor.py"
 STUBS = sorted(stubgen.STUBS)  # the learner's files: tensor (labs 00-03, 06), mlp (lab 05)
 

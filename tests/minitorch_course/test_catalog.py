@@ -5,12 +5,12 @@ Hypothesis property tests. The test ids name the op and the case, so the report 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from minitorch_authoring import stubgen
+from minitorch_authoring.repository import ROOT
 from minitorch_course import messages, op_checks
 from minitorch_course.catalog import BROADCAST_PAIRS, BY_NAME, ENGINE_BY_NAME, OPS, resolve
 from minitorch_course.outcomes import PASS, SKIP, CheckFailed, Outcome
@@ -19,7 +19,7 @@ CASES = [(op, case) for op in OPS for case in op.all_cases]
 IDS = [f"{op.name}-{case.label}" for op, case in CASES]
 BROADCAST = [(op, case) for op in OPS for case in op.broadcast_cases]
 BROADCAST_IDS = [f"{op.name}-{case.label}" for op, case in BROADCAST]
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = ROOT / "README.md"
 
 
 def _assert(outcome: Outcome) -> None:

@@ -14,10 +14,10 @@ import pytest
 from conftest import run_report
 
 from minitorch_authoring import stubgen
+from minitorch_authoring.repository import ROOT
 from minitorch_course import check as check_cli
 from minitorch_course.catalog import ENGINE_ROWS, LABS, MLP_CELLS, OPS, lab_points
 
-ROOT = Path(__file__).resolve().parents[1]
 # the catalog's rows, and lab 05's rows: the MLP file's two checks
 MLP_ROWS = [c.grade_id.removeprefix("check_") for c in MLP_CELLS.values()]
 ROWS = [r.name for r in ENGINE_ROWS] + [op.name for op in OPS] + MLP_ROWS

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from minitorch_authoring.repository import ROOT
 from minitorch_course import done
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("lang", sorted(done.README))

@@ -15,9 +15,9 @@ from babel.messages.pofile import read_po
 from conftest import run_report
 
 from minitorch_authoring import i18n_build, mutants, stubgen
+from minitorch_authoring.repository import ROOT
 from minitorch_course import catalog, i18n, messages
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src"
 
 # English words that no Spanish sentence of the course uses (no "a", "no", "me", "has", ...)

@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from minitorch_authoring import stubgen
+from minitorch_authoring.repository import ROOT
 from minitorch_course import examplar, i18n, runner
 from minitorch_course.catalog import OPS
 
-ROOT = Path(__file__).resolve().parents[1]
 PROOF = ROOT / "solutions" / "learner_tests"
 LAB01 = "01-elementwise-ops"
 

@@ -9,16 +9,15 @@ stored data: they must be PyTorch float64's, recomputed here.
 from __future__ import annotations
 
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import minitorch as mt
 from minitorch_authoring import mlp_curve, stubgen
+from minitorch_authoring.repository import ROOT
 from minitorch_course import mlp_checks as mc
 
-ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = mc.load(ROOT / "solutions" / "mlp.py")
 GRADER_SEEDS = (2027, 2028, 2029)  # the grader's own seeds: not the course's, not the notebook's
 

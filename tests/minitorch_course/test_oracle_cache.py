@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from minitorch_authoring.repository import ROOT
 from minitorch_course import op_checks, oracle_cache
 from minitorch_course.catalog import BY_NAME, Case
 
-ROOT = Path(__file__).resolve().parents[1]
 OP = "neg"  # a cheap row
 
 REPORT = """

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from minitorch_authoring import stubgen
+from minitorch_authoring.repository import ROOT
 from minitorch_course import check as check_cli
 from minitorch_course.catalog import CELLS, ENGINE_BY_NAME, LABS, resolve
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)

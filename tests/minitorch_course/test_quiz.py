@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 
 from minitorch_authoring import stubgen
+from minitorch_authoring.repository import ROOT
 from minitorch_course import check as check_cli
 from minitorch_course import done, quiz
 from minitorch_grading import record
 
-ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "solutions" / "notebooks"
 KEY_NB = SOURCE / f"{quiz.NOTEBOOK}.ipynb"
 

@@ -5,13 +5,12 @@ line, and a result is recalled by the file's hash."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
+from minitorch_authoring.repository import ROOT
 from minitorch_course import typecheck
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(typecheck._version() is None, reason="mypy is not installed")
 
 

@@ -12,7 +12,7 @@ Two module fixtures, each a small class graded by ``minitorch_grading.classrun``
   about its budget, the others are named as needing manual grading (never a silent 0).
 
 Learners submit a few notebooks each (nbgrader scores a missing notebook 0): the point here is
-the class machinery, the grading itself is tests/test_nbgrader_roundtrip.py's.
+the class machinery, the grading itself is tests/minitorch_grading/test_nbgrader_roundtrip.py's.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Fast checks of the class run's parts: the exchange in the generated config, the detection of
-submitted notebooks nbgrader cannot grade (tests/test_classrun.py runs whole classes)."""
+submitted notebooks nbgrader cannot grade (tests/minitorch_grading/test_classrun.py runs whole classes)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The course directory keeps its grading data: `course build` and `make clean` (no nbgrader run).
 
-The round trip (tests/test_nbgrader_roundtrip.py) does the same with a real gradebook and
+The round trip (tests/minitorch_grading/test_nbgrader_roundtrip.py) does the same with a real gradebook and
 autograded submissions.
 """
 
@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from minitorch_authoring.repository import ROOT
 from minitorch_grading import course
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _grading_data(course_dir: Path) -> dict[str, str]:

@@ -25,12 +25,12 @@ from pathlib import Path
 import pytest
 from conftest import Submissions
 
+from minitorch_authoring.repository import ROOT
 from minitorch_course.quiz import QUESTIONS
 from minitorch_grading import course
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "solutions" / "tensor.py"
 ASSIGNMENT = course.ASSIGNMENT
 MUTANT_OP = "tanh"
@@ -139,7 +139,7 @@ def test_every_graded_notebook_is_in_the_gradebook(graded, submissions):
 
 def test_reference_gets_full_marks_on_every_cell(graded, submissions):
     """Every autograded cell; the cells a human grades (lab 06's note) wait at 0, and so do
-    the learner's tests in the kernel (the score of record grades them: tests/test_record.py)."""
+    the learner's tests in the kernel (the score of record grades them: tests/minitorch_grading/test_record.py)."""
     grades = submissions.grades(graded, "ref")
     manual, record_only = submissions.manual_cells(), submissions.record_cells()
     assert manual and set(manual) <= set(grades)

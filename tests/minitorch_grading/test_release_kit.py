@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from minitorch_authoring.repository import ROOT
 from minitorch_course.check import COMMAND
 from minitorch_grading import course
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

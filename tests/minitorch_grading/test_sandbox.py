@@ -17,10 +17,10 @@ from pathlib import Path
 import psutil
 import pytest
 
+from minitorch_authoring.repository import ROOT
 from minitorch_grading import classrun, record, sandbox
 from minitorch_grading.job import Job, snapshot
 
-ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "solutions" / "tensor.py"
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from minitorch_authoring import stubgen
+from minitorch_authoring.repository import ROOT
 
 pytestmark = pytest.mark.slow  # copies the repository and runs pytest in a subprocess
 
-ROOT = Path(__file__).resolve().parents[1]
 LAB = "06-extension-silu"
 
 METHOD = '''
@@ -127,12 +127,12 @@ def test_adding_an_op_by_the_readme_recipe_passes_the_suites_it_touches(tmp_path
         repo / "src" / "minitorch" / "tensor.py").read_text(encoding="utf-8")
 
     suites = run(repo, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
-                 "tests/test_stubs.py", "tests/test_points.py", "tests/test_layout.py",
-                 "tests/test_catalog.py", "tests/test_theory.py",
+                 "tests/minitorch_authoring/test_stubs.py", "tests/minitorch_course/test_points.py", "tests/repo/test_layout.py",
+                 "tests/minitorch_course/test_catalog.py", "tests/repo/test_theory.py",
                  "-k", "softplus or not (matches_torch or gradcheck or broadcasting_backward "
                        "or property or python_blocks_run) or 05-extension")
     assert suites.returncode == 0, suites.stdout[-3000:] + suites.stderr[-2000:]
     assert "softplus" in run(repo, "-m", "pytest", "-q", "--collect-only", "-p",
-                              "no:cacheprovider", "tests/test_catalog.py").stdout
+                              "no:cacheprovider", "tests/minitorch_course/test_catalog.py").stdout
     elapsed = time.perf_counter() - start
     assert elapsed < 60, f"the recipe's check took {elapsed:.0f} s"

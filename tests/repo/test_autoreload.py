@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from minitorch_authoring import stubgen
+from minitorch_authoring.repository import ROOT
 from minitorch_course import messages
 
-ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "solutions" / "tensor.py"
 
 _LAB = re.compile(r"^\s*#\s*@lab\s+(\S+)")

@@ -9,12 +9,13 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-BENCH_FILE = Path(__file__).resolve().parents[1] / "benchmarks" / "bench.py"
+from minitorch_authoring.repository import ROOT
+
+BENCH_FILE = ROOT / "benchmarks" / "bench.py"
 
 
 def load_bench():

@@ -26,7 +26,7 @@ GENERIC |= {"p.data -= lr * p.grad", "for p in params.values():", "for step in r
             "for k, v in params0.items()}", "losses.append(loss.item())",
             "rng = np.random.default_rng(seed)"}
 # The learner's reading: theory and notebooks are checked line by line by issue 28's rule (no
-# backward line of an op before the learner writes it: tests/test_leaks.py), stricter than this
+# backward line of an op before the learner writes it: tests/repo/test_leaks.py), stricter than this
 # one; this test also forbids a line after its lab (lab 04 shows unbroadcast's, theory 05 silu's).
 STUDENT_MATERIALS = ("theory/", "notebooks/")
 
@@ -122,4 +122,4 @@ def test_nothing_visible_after_the_step_reveals_the_reference():
 
 
 # Whether the student materials show a fenced line BEFORE the learner writes it is
-# tests/test_leaks.py's question (lab by lab, in reading order): one owner.
+# tests/repo/test_leaks.py's question (lab by lab, in reading order): one owner.

@@ -31,7 +31,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from minitorch_authoring.repository import ROOT
+
 REFERENCE = ROOT / "solutions" / "tensor.py"
 STUB = ROOT / "src" / "minitorch" / "tensor.py"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"

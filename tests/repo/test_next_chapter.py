@@ -11,17 +11,16 @@ engine change broke subclassing, ``grad = None`` as "no gradient yet", or in-pla
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import minitorch as mt
+from minitorch_authoring.repository import ROOT
 from minitorch_course import grammar as g
 from minitorch_course import mlp_checks
 
 HIDDEN, LR, STEPS, SEED = 16, 1.0, 300, 0
-ROOT = Path(__file__).resolve().parents[1]
 mlp = mlp_checks.load(ROOT / "solutions" / "mlp.py")  # this chapter's answer to lab 05
 
 

@@ -1,6 +1,6 @@
 """The lab notebooks: structure, nbval against the reference, the student versions vs the stub.
 
-- (tests/test_notebooks_nbval.py: every instructor notebook under nbval, a module of its own so
+- (tests/repo/test_notebooks_nbval.py: every instructor notebook under nbval, a module of its own so
   that make test's two workers share the executions)
 - the committed student notebooks are exactly what nbgrader generates from the instructor ones;
 - run against the stub, a student notebook fails only in graded cells, with a NotImplementedError
@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from minitorch_authoring.repository import ROOT
 from minitorch_course import examplar
 from minitorch_course.catalog import LABS
 from minitorch_grading import course
 
-ROOT = Path(__file__).resolve().parents[1]
 INSTRUCTOR = course.lab_notebooks()
 IDS = [p.stem for p in INSTRUCTOR]
 

@@ -6,12 +6,11 @@ import os
 import re
 import subprocess
 import tomllib
-from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from minitorch_authoring.repository import ROOT
 
 
 def _names(requirements):

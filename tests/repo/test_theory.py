@@ -8,11 +8,11 @@ import json
 import os
 import re
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from minitorch_authoring.repository import ROOT
+
 THEORY_ES = ROOT / "theory"
 THEORY_EN = THEORY_ES / "en"
 ANSWERS_ES = ROOT / "solutions" / "theory"
