@@ -39,7 +39,7 @@ help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
 
 # What the system needs beyond Python 3.11 and make (README, "Qué necesita el sistema"), as
-# command:Debian package. chromium: the site's browser tests (tests/test_site.py); npm: the site's
+# command:Debian package. chromium: the site's browser tests (tests/minitorch_authoring/test_site.py); npm: the site's
 # MathJax and axe-core (site/package.json); bubblewrap: the grading sandbox; git: `make test` on
 # an export of HEAD. Only what is missing is installed, so a second run is quick.
 SYSTEM_DEPS := chromium:chromium npm:npm bwrap:bubblewrap git:git
@@ -127,7 +127,7 @@ heldout: $(STAMP)  ## maintainers: score the diagnosis on the held-out mistakes 
 
 fuzz: $(STAMP)  ## maintainers: random op programs vs torch, with Hypothesis statistics (N=20000)
 	MINITORCH_IMPL=reference FUZZ_PROGRAMS=$(or $(N),20000) $(SRC) $(BIN)/python -m pytest \
-	    -p no:cacheprovider tests/test_fuzz.py --hypothesis-show-statistics -rA
+	    -p no:cacheprovider tests/minitorch_authoring/test_fuzz.py --hypothesis-show-statistics -rA
 
 mutation-score: $(STAMP)  ## maintainers: Cosmic Ray mutants of the solutions vs the graded checks
 	$(BIN)/python -c 'import cosmic_ray' 2>/dev/null || $(BIN)/python -m pip install cosmic-ray==8.7.0

@@ -6,7 +6,7 @@
 ``minitorch_course.mlp_checks.check_loss_curve`` compares the learner's first losses with these
 (the right run, and the run whose gradients are never reset). They are stored rather than
 computed where the checks run, so that nothing that ships holds a training loop (this PyTorch
-replay of the model is one); ``tests/test_mlp_checks.py`` recomputes them.
+replay of the model is one); ``tests/minitorch_course/test_mlp_checks.py`` recomputes them.
 """
 
 from __future__ import annotations

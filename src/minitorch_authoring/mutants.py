@@ -5,7 +5,7 @@ A mutant is located by FUNCTION (``Tensor.div``, ``unbroadcast``) with ``ast``, 
 are matched on that function's code with the comments removed (so rewording a comment cannot
 break one), or it replaces the function's whole body. An edit must occur exactly once in its
 function, so a mutant whose target changed fails loudly (``MutantRotted``) instead of silently
-testing nothing. ``tests/test_mutants.py`` plants each one and asserts that the checks catch it,
+testing nothing. ``tests/minitorch_authoring/test_mutants.py`` plants each one and asserts that the checks catch it,
 that exactly the rows in ``affects`` fail, and that the diagnosis names its kind.
 
     python -m minitorch_authoring.mutants            # caught / correctly diagnosed, per mutant

@@ -4,7 +4,7 @@ The one owner of the repository's paths and of nbgrader's fence markers on the m
 instructor's side: stubgen, mutation_score, site, lab, selftest, minitorch_grading.course and
 the tests read them here. What ships to learners cannot import this package, so it finds the
 repository by itself (``minitorch.REFERENCE_FILE``, ``minitorch_course.runner.ROOT``);
-``tests/test_repository.py`` checks that they agree with this module.
+``tests/minitorch_authoring/test_repository.py`` checks that they agree with this module.
 """
 
 from pathlib import Path

@@ -469,7 +469,7 @@ def wide_values(domain: Domain, shape: Shape, k: int = 0) -> np.ndarray:
 
 
 def derived_cases(op: Op) -> tuple[Case, ...]:
-    """What every row is also checked on, derived from its base case (tests/test_catalog.py
+    """What every row is also checked on, derived from its base case (tests/minitorch_course/test_catalog.py
     checks that every row has them): the inputs at magnitudes from tiny to huge (``WIDE``; no
     gradcheck: central differences mean nothing there), and each input in turn as a constant
     (requires_grad=False), plus every input constant when there are several."""

@@ -1,7 +1,7 @@
 """The phase's definition of done: the one list of what the learner owns at the end.
 
 ``theory/README.md`` and ``theory/en/README.md`` show it (their block between the
-``definition-of-done`` markers is ``markdown()``; ``tests/test_done.py`` keeps them equal, and
+``definition-of-done`` markers is ``markdown()``; ``tests/minitorch_course/test_done.py`` keeps them equal, and
 ``python -m minitorch_course.done --write`` rewrites them), and the progress report ends with
 it, each item ticked where the course can tell from here (``ticks``).
 """

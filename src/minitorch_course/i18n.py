@@ -12,7 +12,7 @@ stale Spanish.
     _("wrong values")                      # a plain string, translated
 
 Placeholders are ``str.format`` fields (``{name}``, ``{diff:.3g}``); a translation keeps the
-same fields (``tests/test_i18n.py``). Strings that live in data tables (the catalog's mistake
+same fields (``tests/minitorch_course/test_i18n.py``). Strings that live in data tables (the catalog's mistake
 hints, the kinds' labels, ...) are translated where they are shown. Maintenance (extracting the
 ids, merging them into the ``.po``, compiling) lives in ``minitorch_authoring.i18n_build``.
 """

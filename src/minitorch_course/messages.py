@@ -573,6 +573,13 @@ FACTS: dict[str, Callable[[dict], str]] = {
     "gradcheck-skipped": lambda p: t("central differences are not meaningful on {case}",
                                      case=p["case"]),
     "engine-passed": lambda p: t("{count} checks", count=p["count"]),
+    "gradcheck-failed": lambda p: t(  # the scores of record: gradcheck's data judged outside
+        "gradcheck of {row} on {case}, input {index}: the analytical gradient is not within "
+        "atol + rtol·|numerical| of central differences, or not of torch's for the same upstream "
+        "gradient.", row=p["row"], case=p["case"], index=p["index"]),
+    "record-engine-mismatch": lambda p: t(  # the scores of record: an engine observation
+        "{row} on {case}: {where} differs from the reference's.", row=p["row"], case=p["case"],
+        where=p["where"]),
     "forward-shape-mismatch": lambda p: t(
         "{row} forward on {case}: output shape {got}, torch gives {want}.", row=p["row"],
         case=p["case"], got=fmt(p["got"]), want=fmt(p["want"])),

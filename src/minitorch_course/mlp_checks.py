@@ -125,7 +125,7 @@ def course_inputs(seed: int = COURSE_SEED) -> tuple[dict, np.ndarray, np.ndarray
 
 def expected_curves(path: Path | str = CURVE_PATH) -> dict[str, Any]:
     """PyTorch float64's losses on the course's inputs, stored by the maintainers
-    (``python -m minitorch_authoring.mlp_curve``; ``tests/test_mlp_checks.py`` recomputes them):
+    (``python -m minitorch_authoring.mlp_curve``; ``tests/minitorch_course/test_mlp_checks.py`` recomputes them):
     ``loss`` (the right run) and ``loss_no_zero_grad`` (gradients never reset), with the run's
     ``seed``, ``hidden``, ``lr``, ``batch`` and ``steps``. Stored, not computed here: what ships
     holds no training loop, in PyTorch or otherwise."""

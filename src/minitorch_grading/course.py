@@ -97,7 +97,7 @@ BUDGET = 60  # seconds per submission, all its notebooks: wall time to its deadl
 # `python -m minitorch_course.check`, the run-time messages) and the theory. What never ships
 # lives elsewhere by construction: the reference, answers, planted and held-out mistakes and
 # instructor notebooks in solutions/, the instructor's tools in minitorch_grading/, the
-# maintainers' in minitorch_authoring/ (tests/test_layout.py keeps the shipping packages from
+# maintainers' in minitorch_authoring/ (tests/repo/test_layout.py keeps the shipping packages from
 # importing either).
 PACKAGES = ("minitorch", "minitorch_course")
 THEORY = "theory"  # theory/ and its English mirror theory/en/, copied as theory/

@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from minitorch.gradcheck import DEFAULT_ATOL, DEFAULT_EPS, default_upstream, tolerance
 from minitorch_course import diagnosis, examplar, i18n, mlp_checks, op_checks, runner
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, Case, resolve
 from minitorch_course.check import COMMAND as CHECK_COMMAND
@@ -74,7 +75,6 @@ REPORTS = "reports"
 WALL = 180.0  # seconds a worker may take for a whole submission (the reference takes a few)
 BUDGET = 60.0  # seconds of the worker's own clock for all tasks; then the rest is not run
 TASK_SECONDS = 10.0  # one case (one engine row): an endless loop costs this once per row
-GRADECHECK_EPS, GC_ATOL, GC_RTOL = 1e-6, 1e-5, 1e-3  # minitorch.gradcheck's defaults
 ENGINE_RTOL, ENGINE_ATOL = 1e-9, 1e-11  # an engine observation against the reference's
 SUSPICIOUS = {  # names a tensor.py has no business using (flagged, not scored)
     "minitorch_course": "the course checker", "__main__": "the grader's main module",
@@ -197,18 +197,11 @@ class Task:
     def job(self) -> dict:
         spec = None
         if self.gradcheck and self.gc_upstream is not None:
-            spec = {"upstream": self.gc_upstream, "eps": GRADECHECK_EPS}
+            spec = {"upstream": self.gc_upstream, "eps": DEFAULT_EPS}
         call = calls.program(BY_NAME[self.row].fn, len(self.arrays), self.case.kwargs)
         return {"kind": "op", "id": self.id, "row": self.row, "program": call,
                 "inputs": self.arrays, "upstream": self.upstream, "gradcheck": spec,
                 "constant": list(self.case.constant)}
-
-
-def _gradcheck_upstream(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    """minitorch.gradcheck's upstream for an output shape (ones for one element)."""
-    if int(np.prod(shape)) == 1:
-        return np.ones(shape)
-    return np.random.default_rng(seed).standard_normal(shape)
 
 
 def _expect(task: Task, seed: int) -> None:
@@ -221,7 +214,7 @@ def _expect(task: Task, seed: int) -> None:
                 task.upstream = op_checks.upstream_for(task.want_out.shape, seed + 1)
             _, task.want_grads = op_checks.run_torch(op, task.case, task.arrays, task.upstream)
             if task.gradcheck:
-                task.gc_upstream = _gradcheck_upstream(task.want_out.shape, seed)
+                task.gc_upstream = default_upstream(task.want_out.shape, seed)
                 _, task.gc_want = op_checks.run_torch(op, task.case, task.arrays,
                                                       task.gc_upstream)
     except Exception as err:  # noqa: BLE001 - a catalog case torch rejects: say so
@@ -767,21 +760,20 @@ def _judge_gradcheck(op, task: Task, data) -> None:
         if n is None or n.shape != x.shape:
             raise TypeError("numerical gradient of the wrong shape")
         if a is None:
-            if np.all(np.abs(n) <= GC_ATOL) and (t is None or np.all(np.abs(t) <= GC_ATOL)):
+            if np.all(np.abs(n) <= DEFAULT_ATOL) and (t is None or np.all(np.abs(t) <= DEFAULT_ATOL)):
                 continue
         ok = a is not None and a.shape == x.shape
         if ok:
-            ok = bool(np.all(np.abs(a - n) <= GC_ATOL + GC_RTOL * np.abs(n)))
+            ok = bool(np.all(np.abs(a - n) <= tolerance(n)))
         if ok and t is not None:
-            ok = bool(np.all(np.abs(a - t) <= GC_ATOL + GC_RTOL * np.abs(t)))
+            ok = bool(np.all(np.abs(a - t) <= tolerance(t)))
         if not ok:
             d = diagnosis.explain_gradient(op, task.case, i, x, a, n, inputs=task.arrays,
                                            upstream=task.gc_upstream, rtol=1e-4, atol=1e-6,
                                            wants=list(numerical),
                                            oracle=op_checks.oracle(op, task.case))
             raise CheckFailed(Fact("gradcheck-failed", {
-                "message": f"gradcheck failed for '{op.name}' with respect to input {i}",
-                "case": task.case.label}), d)
+                "row": op.name, "case": task.case.label, "index": i}), d)
 
 
 def _same(got, want, kind_order: bool) -> bool:
@@ -855,7 +847,7 @@ def judge_engine(row: str, reference: list[dict], answer) -> tuple[Outcome, str]
                           if not (isinstance(o, list) and len(o) == 2 and o[0] == w[0]
                                   and _same(o[1], w[1], isinstance(w[1], dict)
                                             and "parents" in w[1]))), label)
-            fact = Fact("record-engine-mismatch", {"where": where, "case": label})
+            fact = Fact("record-engine-mismatch", {"row": row, "where": where, "case": label})
             diag = Diagnosis("engine")
         return Outcome(row, "engine", FAIL, label, fact, diag), flag
     return Outcome(row, "engine", PASS, "", Fact("engine-passed",

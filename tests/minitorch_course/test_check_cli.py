@@ -1,0 +1,181 @@
+"""``make check`` (python -m minitorch_course.check): the stub is all "not started", the reference
+all ✓, a planted mistake fails exactly its row, and ``--op`` prints the full diagnosis."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_report
+
+from minitorch_authoring import stubgen
+from minitorch_authoring.repository import ROOT
+from minitorch_course import check as check_cli
+from minitorch_course.catalog import ENGINE_ROWS, LABS, MLP_CELLS, MY_TESTS_CELLS, OPS, lab_points
+
+# the catalog's rows, and lab 05's rows: the MLP file's two checks
+MLP_ROWS = [c.grade_id.removeprefix("check_") for c in MLP_CELLS.values()]
+ROWS = [r.name for r in ENGINE_ROWS] + [op.name for op in OPS] + MLP_ROWS
+
+
+@pytest.fixture(autouse=True)
+def _mlp_cache(tmp_path, monkeypatch):
+    """The report caches lab 05's MLP checks: here in a temporary folder, never in ~/.cache."""
+    monkeypatch.setenv(check_cli.CACHE_ENV, str(tmp_path / "mlp-cache"))
+
+
+class Terminal(io.StringIO):
+    encoding = "utf-8"
+
+
+def run(*args: str) -> tuple[int, str]:
+    args = list(args)
+    mutant = None
+    if "--mutant" in args:  # a maintainer's view: the reference with a planted mistake
+        i = args.index("--mutant")
+        mutant = args.pop(i + 1)
+        args.pop(i)
+    return run_report(*args, mutant=mutant)
+
+
+def row_lines(text: str) -> dict[str, str]:
+    """The table line of every row, by row name."""
+    lines = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if (line.startswith("  ") and parts and parts[0] in ROWS and len(parts) > 1
+                and re.fullmatch(r"\d+/\d+", parts[-1])):  # a table line ends with its points
+            lines.setdefault(parts[0], line)
+    return lines
+
+
+@pytest.fixture(scope="module")
+def stub_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("stub") / "tensor.py"
+    path.write_text(stubgen.generate((ROOT / "solutions" / "tensor.py").read_text()))
+    return path
+
+
+def test_stub_shows_every_row_not_started(stub_file):
+    code, out = run("--impl", str(stub_file), "--examples", "5")
+    assert code != 0
+    lines = row_lines(out)
+    assert set(lines) == set(ROWS)
+    for line in lines.values():
+        assert "not started" in line and "✗" not in line, line
+    assert f"0 of {len(ROWS)} rows pass" in out and f"{len(ROWS)} not started" in out
+    assert "Traceback" not in out and "\033[" not in out  # no crash, no colour off a TTY
+
+
+def test_lab04_has_its_group_and_the_tests_cells_say_the_record_grades_them(stub_file):
+    """Lab 04 (no op of its own) had no group, so its 8 points were missing from the total, and
+    the my_tests cells, which only the score of record grades, read "graded in the notebook
+    only"."""
+    code, out = run("--impl", str(stub_file), "--examples", "1")
+    lab = "04-gradcheck-and-properties"
+    assert lab_points(lab) > 0 and re.search(
+        re.escape(LABS[lab]) + rf" +0/{lab_points(lab)} points", out), out
+    assert f"Total: 0/{sum(lab_points(lab) for lab in LABS)} points" in out
+    for cell in MY_TESTS_CELLS.values():
+        name = cell.grade_id.removeprefix("check_")
+        line = next(line for line in out.splitlines() if line.split()[:1] == [name])
+        assert "notebook only" not in line and "score of record" in line, line
+
+
+def test_reference_is_all_pass():
+    code, out = run("--impl", "reference", "--examples", "10")
+    assert code == 0, out
+    lines = row_lines(out)
+    assert set(lines) == set(ROWS)
+    for line in lines.values():
+        assert "✗" not in line and "not started" not in line and "✓" in line, line
+    rows = (sum(r.points for r in ENGINE_ROWS) + sum(op.points for op in OPS)
+            + sum(c.points for c in MLP_CELLS.values()))
+    assert f"Total: {rows}/{sum(lab_points(lab) for lab in LABS)} points" in out
+
+
+def test_the_mlp_rows_name_the_mistake_and_are_cached(tmp_path, monkeypatch):
+    """Lab 05's rows run the MLP file beside the checked tensor.py, say why one fails, and a
+    second run with unchanged files reads the cache (no training)."""
+    from minitorch_course import mlp_checks
+
+    monkeypatch.setenv(check_cli.CACHE_ENV, str(tmp_path / "cache"))
+    (tmp_path / "tensor.py").write_text((ROOT / "solutions" / "tensor.py").read_text())
+    mlp = (ROOT / "solutions" / "mlp.py").read_text()
+    planted = mlp.replace("            p.zero_grad()\n", "            pass\n")
+    assert planted != mlp
+    (tmp_path / "mlp.py").write_text(planted)
+    code, out = run("--impl", str(tmp_path / "tensor.py"), "--op", "mlp")
+    lines = row_lines(out)
+    assert set(lines) == set(MLP_ROWS) and code == 1, out
+    assert "✗" in lines["mlp_loss_curve"] and "zero_grad()" in out, out
+    assert (tmp_path / "cache" / "mlp-checks.json").is_file()
+    calls = []
+    monkeypatch.setattr(mlp_checks, "check_all", lambda *a: calls.append(a))
+    code2, out2 = run("--impl", str(tmp_path / "tensor.py"), "--op", "mlp")
+    assert (code2, row_lines(out2)) == (code, lines) and "zero_grad()" in out2
+    assert calls == []
+
+
+def test_a_mutant_fails_exactly_its_row_with_its_diagnosis():
+    code, out = run("--mutant", "max_ties_not_split", "--examples", "10")
+    assert code == 1
+    failing = {name for name, line in row_lines(out).items() if "✗" in line}
+    assert failing == {"max"}
+    assert "✗ max · backward" in out and "[wrong on ties]" in out
+    assert f"{check_cli.COMMAND} --op max" in out
+
+
+def test_op_prints_the_full_diagnosis():
+    code, out = run("--mutant", "div_quotient_rule_sign", "--op", "div", "--examples", "10")
+    assert code == 1
+    assert set(row_lines(out)) == {"div"}
+    # explained from a 2-D case, not the smaller 0-d one: one number cannot show a flipped sign
+    assert "failing case explained: (3, 5), (3, 5)" in out
+    assert "diagnosis: sign flipped" in out
+    assert "Sign flipped: the gradient is exactly the negative of the right one" in out
+    assert "shrunk (smallest) counterexample" in out  # the property suite's Hypothesis example
+
+
+def test_op_accepts_engine_rows_and_rejects_unknown_names():
+    code, out = run("--mutant", "recursive_topological_sort", "--op", "topological_order")
+    assert code == 1 and "[recursive topological sort]" in out and "RecursionError" in out
+    code, out = run("--op", "softplus")
+    assert code == 2 and "unknown op" in out
+
+
+def test_ascii_terminal_gets_ascii_symbols():
+    style = check_cli.Style(type("S", (), {"encoding": "ascii", "isatty": lambda self: False})())
+    assert (style.ok, style.bad) == ("ok", "X") and not style.colour
+
+
+@pytest.mark.slow
+def test_command_line_exit_status(stub_file):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "MINITORCH_IMPL": "reference"}
+    done = subprocess.run([sys.executable, "-m", "minitorch_course.check", "--impl",
+                           str(stub_file), "--op", "add"], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "not started" in done.stdout and "notebooks/01-elementwise-ops.ipynb" in done.stdout
+
+
+@pytest.mark.parametrize("args, last", [
+    (("--impl", "reference", "--op", "add"), "Total:"),
+    (("--mutant", "div_gradients_swapped", "--op", "div"), "minitorch_course.check --op <op>"),
+    (("--op", "softplus"), "could not check your work"),
+], ids=["all-pass", "work-pending", "cannot-check"])
+def test_closing_says_what_the_exit_status_means(args, last):
+    """``--closing`` (make check) ends with a sentence instead of make's "Error 1"."""
+    code, out = run(*args, "--examples", "3", "--closing")
+    lines = out.strip().splitlines()
+    assert last in lines[-1], lines[-3:]
+    if code:
+        assert lines[-2] == "", lines[-3:]  # a blank line, then the sentence
+    _, plain = run(*args, "--examples", "3")
+    seconds = re.compile(r"[\d.]+ s$", re.M)  # the run's duration
+    assert (seconds.sub("", plain) == seconds.sub("", out)) == (code == 0)

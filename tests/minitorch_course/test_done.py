@@ -1,0 +1,80 @@
+"""The definition of done has one source (minitorch_course.done): both theory READMEs show it,
+and lab 06's extension is ticked only with its test and note written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from minitorch_authoring.repository import ROOT
+from minitorch_course import done
+
+
+@pytest.mark.parametrize("lang", sorted(done.README))
+def test_the_theory_readme_shows_the_list(lang, monkeypatch):
+    monkeypatch.setenv("MINITORCH_LANG", lang)
+    text = (ROOT / done.README[lang]).read_text(encoding="utf-8")
+    block = text.split(done.BEGIN, 1)[1].split(done.END, 1)[0].strip()
+    assert block == done.markdown(), (
+        f"{done.README[lang]} is out of date: python -m minitorch_course.done --write")
+    assert len(block.splitlines()) == len(done.ITEMS)
+    if lang == "es":
+        assert "cuestionario" in block  # translated, not the English ids
+
+
+def test_the_list_names_every_artefact():
+    assert [item.key for item in done.ITEMS] == [
+        "ops", "torch", "property", "broadcast", "lab_tests", "mlp", "extension", "quiz"]
+
+
+def _lab06(source: Path) -> list[dict]:
+    return json.loads(source.read_text(encoding="utf-8"))["cells"]
+
+
+def test_the_extension_parts_are_read_from_the_notebook(tmp_path):
+    instructor = ROOT / "solutions" / "notebooks" / "06-extension-silu.ipynb"
+    student = ROOT / "notebooks" / "06-extension-silu.ipynb"
+    assert done.extension_parts(instructor) == {"test": True, "note": True}
+    assert done.extension_parts(student) == {"test": False, "note": False}
+    assert done.extension_parts(None) == {"test": False, "note": False}
+    # a note with one part left empty, and a test with no check in it
+    cells = _lab06(instructor)
+    for cell in cells:
+        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
+        if grade_id == "nota_silu":
+            text = "".join(cell["source"])
+            cell["source"] = text.split("**Primitiva o compuesta:**")[0] + \
+                "**Primitiva o compuesta:** primitiva."
+        elif grade_id == "test_silu_code":
+            cell["source"] = "def test_silu():\n    pass\n"
+    half = tmp_path / "06.ipynb"
+    half.write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    assert done.extension_parts(half) == {"test": False, "note": False}
+
+
+def test_note_structure():
+    words = "una frase con bastantes palabras para contar como texto de verdad"
+    full = "\n\n".join(f"**{part}:** {words}" for part in done.NOTE_PARTS)
+    assert done.note_complete(full)
+    assert not done.note_complete(full.replace(f"**{done.NOTE_PARTS[1]}:**", "**Otro:**"))
+    assert not done.note_complete("\n".join(f"**{p}:**\nYOUR ANSWER HERE" for p in
+                                            done.NOTE_PARTS))
+
+
+def test_the_extension_is_ticked_with_the_method_test_and_note():
+    """The reference's lab 06 rows with the instructor notebook tick it; the student
+    notebook (no test, no note) does not, though the method passes."""
+    from minitorch_course import quiz, runner
+    from minitorch_course.catalog import ops_for_lab
+
+    impl, _label = runner.load("reference")
+    reports = runner.run([op.name for op in ops_for_lab(done.EXTENSION_LAB)], impl,
+                         ("forward", "backward"), 1)
+    unavailable = quiz.QuizReport({}, "no key")
+    solved = ROOT / "solutions" / "notebooks" / "06-extension-silu.ipynb"
+    blank = ROOT / "notebooks" / "06-extension-silu.ipynb"
+    assert done.ticks(reports, unavailable, solved)["extension"] == done.YES
+    assert done.ticks(reports, unavailable, blank)["extension"] == done.NO
+    assert done.ticks(reports, unavailable, solved)["quiz"] == done.UNKNOWN

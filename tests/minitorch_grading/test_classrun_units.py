@@ -1,0 +1,167 @@
+"""Fast checks of the class run's parts: the exchange in the generated config, the detection of
+submitted notebooks nbgrader cannot grade (tests/minitorch_grading/test_classrun.py runs whole classes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from traitlets.config.loader import PyFileConfigLoader
+
+from minitorch_grading import classrun, course
+
+
+def _config(course_dir: Path):
+    return PyFileConfigLoader("nbgrader_config.py", path=str(course_dir)).load_config()
+
+
+def test_the_exchange_defaults_to_the_course_directory(tmp_path):
+    course.build(tmp_path / "course")
+    config = _config(tmp_path / "course")
+    assert config.Exchange.root == str(tmp_path / "course" / "exchange")
+    assert config.CourseDirectory.course_id == course.COURSE_ID
+    assert config.BudgetedExecute.budget == course.BUDGET
+
+
+def test_the_exchange_can_be_given(tmp_path, capsys):
+    assert course.build_command(tmp_path / "course", tmp_path / "shared" / "exchange") == 0
+    assert _config(tmp_path / "course").Exchange.root == str(tmp_path / "shared" / "exchange")
+    assert f"exchange: {tmp_path / 'shared' / 'exchange'}" in capsys.readouterr().out
+
+
+def test_autograde_executes_within_the_budget(tmp_path):
+    from minitorch_grading import nbgrader_ext
+
+    course.build(tmp_path / "course")
+    assert nbgrader_ext.BudgetedExecute in _config(tmp_path / "course").Autograde \
+        .autograde_preprocessors
+
+
+EXPECTED = {
+    "setup": {"cell_type": "code", "grade": False, "solution": False, "locked": True},
+    "ex_1": {"cell_type": "code", "grade": False, "solution": True, "locked": False},
+    "check_add": {"cell_type": "code", "grade": True, "solution": False, "locked": True},
+}
+
+
+def _notebook(tmp_path: Path, edit=None) -> Path:
+    cells = [{"cell_type": want["cell_type"], "source": "", "outputs": [], "metadata": {
+        "nbgrader": {"grade_id": name, "grade": want["grade"], "solution": want["solution"],
+                     "locked": want["locked"]}}} for name, want in EXPECTED.items()]
+    if edit:
+        edit(cells)
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps({"cells": cells}), encoding="utf-8")
+    return path
+
+
+def _meta(cells, name):
+    return next(c for c in cells if c["metadata"]["nbgrader"]["grade_id"] == name)["metadata"][
+        "nbgrader"]
+
+
+def test_an_intact_notebook_is_gradable(tmp_path):
+    assert classrun.malformed(_notebook(tmp_path), EXPECTED) is None
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda cells: _meta(cells, "check_add").update(grade_id="check_mine"),
+     "cell check_add is missing (grade_id renamed or cell deleted); unknown grade_id check_mine"),
+    (lambda cells: cells.pop(), "cell check_add is missing"),
+    (lambda cells: cells[2].update(cell_type="markdown"), "cell check_add became markdown"),
+    (lambda cells: _meta(cells, "ex_1").update(solution=False),
+     "cell ex_1: metadata 'solution' changed to False"),
+    (lambda cells: _meta(cells, "setup").update(grade=True),
+     "cell setup: metadata 'grade' changed to True"),
+])
+def test_a_changed_graded_cell_is_named(tmp_path, edit, why):
+    assert why in classrun.malformed(_notebook(tmp_path, edit), EXPECTED)
+
+
+def test_a_broken_file_is_named(tmp_path):
+    path = tmp_path / "nb.ipynb"
+    path.write_text('{"cells": [', encoding="utf-8")
+    assert classrun.malformed(path, EXPECTED).startswith("not a readable notebook")
+
+
+def _cell_timeout(monkeypatch, student: str, **config) -> object:
+    """The timeout ``BudgetedExecute`` gives a cell (nothing runs: ``Execute`` is stubbed), or
+    the ename it marks the cell with instead."""
+    from nbformat.v4 import new_code_cell
+
+    from minitorch_grading import nbgrader_ext
+
+    given = []
+    monkeypatch.setattr(nbgrader_ext.Execute, "preprocess_cell",
+                        lambda self, cell, resources, index: (given.append(self.timeout),
+                                                              (cell, resources))[1])
+    execute = nbgrader_ext.BudgetedExecute(**config)
+    execute.resources = {"nbgrader": {"student": student}}
+    cell = new_code_cell("1")
+    execute.preprocess_cell(cell, {}, 0)
+    return given[0] if given else cell.outputs[0]["ename"]
+
+
+def test_a_cell_runs_until_the_deadline_then_for_the_stall_timeout(monkeypatch):
+    import time
+
+    now = time.time()
+    assert _cell_timeout(monkeypatch, "a", budget=60, timeout=600, deadline=now + 45) in (44, 45)
+    assert _cell_timeout(monkeypatch, "b", budget=60, timeout=600, deadline=now - 5,
+                         stall_timeout=10) == 10  # a busy machine: cells that finish go on
+    assert _cell_timeout(monkeypatch, "c", budget=60, timeout=20, deadline=now + 45) == 20
+    assert _cell_timeout(monkeypatch, "d", budget=0, timeout=600) == 600  # no budget
+    assert _cell_timeout(monkeypatch, "e", budget=0, timeout=None) is None
+
+
+def test_after_a_stopped_cell_nothing_more_runs(monkeypatch):
+    from minitorch_grading import nbgrader_ext
+
+    monkeypatch.setattr(nbgrader_ext, "_STOPPED", {"looper"})
+    assert _cell_timeout(monkeypatch, "looper", budget=60, timeout=600) == nbgrader_ext.TIMED_OUT
+    assert _cell_timeout(monkeypatch, "other", budget=60, timeout=600) == 60
+
+
+# ---------------------------------------------------------------- the parallel class run's pieces
+def test_a_packed_folder_unpacks_the_same_and_nothing_leaves_it(tmp_path):
+    from minitorch_grading import parallel
+
+    src = tmp_path / "src"
+    (src / "minitorch" / "__pycache__").mkdir(parents=True)
+    (src / "minitorch" / "tensor.py").write_text("x = 1\n", "utf-8")
+    (src / "minitorch" / "__pycache__" / "t.pyc").write_bytes(b"\0")
+    (src / "link.py").symlink_to(src / "minitorch" / "tensor.py")
+    files = parallel.pack(src)
+    assert files == {"minitorch/tensor.py": b"x = 1\n"}  # no cache, no link
+    parallel.unpack(files, tmp_path / "dest")
+    assert (tmp_path / "dest" / "minitorch" / "tensor.py").read_text("utf-8") == "x = 1\n"
+    for bad in ("../escape.py", "/etc/x", "a/../../b"):
+        with pytest.raises(ValueError, match="outside"):
+            parallel.unpack({bad: b""}, tmp_path / "dest")
+    assert not (tmp_path / "escape.py").exists()
+
+
+def test_progress_lines_say_done_running_failed_elapsed_eta_and_parts():
+    import io
+
+    from minitorch_grading.progress import Progress
+
+    out = io.StringIO()
+    bar = Progress(3, 2, stream=out, tty=False)
+    bar.running(2)
+    bar.finished("ana", classrun.Outcome("ana", parts={"nbgrader": 20, "record": 6, "tests": 3}))
+    bar.finished("bea", classrun.Outcome("bea", status="failed"))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "autograde: 3 learners, 2 at a time"
+    assert lines[1].startswith("[1/3] ana: graded in 29 s (nbgrader 20 s, record 6 s, tests 3 s);")
+    assert "running 2, failed 0, elapsed 0:00, ETA " in lines[1]
+    assert lines[2].startswith("[2/3] bea: failed; running 2, failed 1")
+
+
+def test_the_report_gives_time_by_part_and_the_kernels_cpu_share():
+    outcomes = [classrun.Outcome("ana", spent=30.0, parts={"nbgrader": 20, "record": 6}),
+                classrun.Outcome("bea", spent=10.0, parts={"nbgrader": 9})]
+    text = classrun.report_text(outcomes, 60.0, 40.0, cores=2)
+    assert "2 at a time, kernels' CPU 40 s = 50% of 2 x the wall time" in text
+    assert "ana: no score in 26 s (nbgrader 20 s, record 6 s; 30 s CPU of the budget)" in text

@@ -1,0 +1,210 @@
+"""The grading sandbox (``minitorch_grading.sandbox``) and the per-learner job (``job``).
+
+These tests FAIL, never skip, where the sandbox cannot run (no bubblewrap, no user namespaces):
+``make system-deps`` installs what they need. Each probe prints what it tried, so a "blocked"
+is never a probe that did not run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+
+from minitorch_authoring.repository import ROOT
+from minitorch_grading import classrun, record, sandbox
+from minitorch_grading.job import Job, snapshot
+
+REFERENCE = ROOT / "solutions" / "tensor.py"
+
+
+def _python(job: Job, code: str, **kw) -> sandbox.Result:
+    return job.run([sys.executable, "-I", "-c", textwrap.dedent(code)], **kw)
+
+
+@pytest.fixture
+def job():
+    with Job.new() as box:
+        yield box
+
+
+def test_the_sandbox_runs_here():
+    sandbox.check()  # raises SandboxUnavailable (why, how to fix) instead of skipping
+
+
+def test_another_user_no_network_nothing_of_the_machine(job):
+    result = _python(job, f"""
+        import os, socket
+        print("uid", os.getuid())
+        for path in [{str(REFERENCE)!r}, {str(ROOT)!r} + "/src", "/root/.ssh", "/home",
+                     {str(Path.home() / "minitorch-fase08-course")!r}]:
+            print("exists", path, os.path.exists(path))
+        try:
+            socket.create_connection(("1.1.1.1", 80), timeout=2)
+            print("network yes")
+        except OSError as err:
+            print("network no", err.errno)
+        """)
+    out = result.stdout.decode()
+    assert result.returncode == 0, result.stderr.decode()
+    if os.geteuid() == 0:
+        assert f"uid {sandbox.NOBODY}" in out, out
+    assert "exists" in out and "True" not in out, out  # every probe ran, none found anything
+    assert "network no" in out, out
+
+
+def test_only_the_private_folder_is_writable(job):
+    result = _python(job, f"""
+        import os
+        for path in ["/job/mine", "/tmp/scratch", {sys.prefix!r} + "/hacked",
+                     {os.path.dirname(os.__file__)!r} + "/hacked.py", "/usr/hacked"]:
+            try:
+                open(path, "w").write("x")
+                print("wrote", path)
+            except OSError as err:
+                print("refused", path, err.errno)
+        """)
+    out = result.stdout.decode()
+    assert out.count("wrote") == 2 and out.count("refused") == 3, out
+    assert (job.folder / "mine").read_text() == "x"
+    assert not Path(sys.prefix, "hacked").exists()
+
+
+def test_no_process_outlives_the_job(job):
+    """A detached grandchild (new session, ignoring SIGHUP) dies with the job, on a normal end
+    and on a timeout."""
+    for wall, tail in ((30.0, "exit 0"), (2.0, "sleep 600")):
+        tag = f"{time.time() % 1000:.6f}"
+        script = f"setsid nohup sleep 7{tag} >/dev/null 2>&1 & echo started; {tail}"
+        result = job.run(["/bin/sh", "-c", script], limits=sandbox.Limits(wall=wall))
+        assert b"started" in result.stdout
+        assert result.timed_out == (tail != "exit 0")
+        time.sleep(0.5)
+        alive = [p.info for p in psutil.process_iter(["pid", "cmdline"])
+                 if f"7{tag}" in " ".join(p.info["cmdline"] or [])]
+        assert not alive, alive
+
+
+def test_limits_on_file_size_and_cpu(job):
+    big = _python(job, """
+        open("/job/big", "wb").write(b"x" * 3_000_000)
+        """, limits=sandbox.Limits(wall=30, file_bytes=1_000_000))
+    assert big.returncode != 0
+    start = time.monotonic()
+    spin = _python(job, "while True: pass", limits=sandbox.Limits(wall=60, cpu=0))
+    assert spin.returncode != 0 and not spin.timed_out
+    assert time.monotonic() - start < 30
+
+
+def test_a_missing_sandbox_is_refused_loudly(monkeypatch, tmp_path):
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    monkeypatch.setattr(sandbox, "_CHECKED", [])
+    with pytest.raises(sandbox.SandboxUnavailable, match="make system-deps"):
+        sandbox.check()
+    with pytest.raises(SystemExit, match="refusing to grade.*bubblewrap"):
+        classrun.autograde_command(tmp_path)
+    with pytest.raises(SystemExit, match="refusing to grade"):
+        record.main(["--course-dir", str(tmp_path)])
+
+
+def test_what_a_job_leaves_is_read_without_following_links(job):
+    secret = job.folder.parent / f"secret-{uuid.uuid4().hex}"
+    secret.write_text("instructor only")
+    try:
+        (job.folder / "plain.ipynb").write_text("{}")
+        (job.folder / "link.ipynb").symlink_to(secret)
+        (job.folder / "dir").symlink_to(job.folder.parent)
+        assert job.read("plain.ipynb") == b"{}"
+        assert job.read("link.ipynb") is None
+        assert job.read(f"dir/{secret.name}") is None
+        assert job.read("../" + secret.name) is None
+    finally:
+        secret.unlink()
+
+
+def test_the_snapshot_leaves_links_out(tmp_path):
+    sub = tmp_path / "sub"
+    (sub / "minitorch").mkdir(parents=True)
+    (sub / "minitorch" / "tensor.py").symlink_to(REFERENCE)
+    (sub / "lab.ipynb").write_text("{}")
+    left_out = snapshot(sub, tmp_path / "snap")
+    assert left_out == ["minitorch/tensor.py"]
+    assert (tmp_path / "snap" / "lab.ipynb").is_file()
+    assert not (tmp_path / "snap" / "minitorch" / "tensor.py").exists()
+
+
+def test_the_workers_copy_holds_no_oracle(tmp_path):
+    """The worker's engine checks cannot compute the right reverse broadcasting: the oracle's
+    body is a raise there (the instructor judges, and replays the case for the diagnosis)."""
+    (tmp_path / "w").mkdir()
+    folder = record.worker_folder(REFERENCE, tmp_path / "w")
+    text = (folder / "minitorch_course" / "engine_checks.py").read_text("utf-8")
+    original = (ROOT / "src" / "minitorch_course" / "engine_checks.py").read_text("utf-8")
+    assert "np.add.at" in original and "np.add.at" not in text
+    assert "not in the grading worker" in text
+
+
+def test_hostile_code_that_attacks_processes_refuses_to_run_unsandboxed(job, tmp_path):
+    """conftest.SANDBOX_ONLY, the guard of every hostile source that attacks processes: run
+    here (no sandbox) it refuses loudly before its first line; in the job it runs. The probe
+    body is harmless: it only prints."""
+    import subprocess
+
+    from conftest import sandbox_only
+
+    probe = sandbox_only('print("ATTACK BODY RAN")\n')
+    outside = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True,
+                             timeout=60, cwd=tmp_path)
+    assert outside.returncode != 0
+    assert b"ATTACK BODY RAN" not in outside.stdout
+    assert b"REFUSED: this hostile code attacks processes" in outside.stderr, outside.stderr
+    inside = _python(job, probe)
+    assert inside.stdout.decode().strip() == "ATTACK BODY RAN", inside.stderr.decode()
+
+
+FILLER = """
+import errno, os, sys
+for where in ("/job", "/tmp"):
+    total, err = 0, None
+    chunk = b"x" * 2**20
+    try:
+        for i in range({most} // 2**20):  # never beyond this: a missing cap fails, bounded
+            with open(f"{{where}}/fill-{{i}}", "wb") as out:
+                out.write(chunk)
+            total += len(chunk)
+    except OSError as e:
+        err = errno.errorcode.get(e.errno, e.errno)
+    print("HOSTILE filler", where, total, err, flush=True)
+"""
+
+
+def test_a_job_that_fills_its_disk_stops_at_its_cap(tmp_path):
+    """A job writing until it cannot: its folder and its /tmp end at their caps (ENOSPC, in
+    files each below the file-size limit), the machine's disk is untouched, the folder goes
+    with the job, and the next job runs."""
+    if os.geteuid() != 0:
+        pytest.fail("the job's folder is size-capped only when the grader is root (mount)")
+    most = sandbox.JOB_BYTES + sandbox.TMP_BYTES + 64 * 2**20
+    free = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize
+    with Job.new() as box:
+        folder = box.folder
+        result = _python(box, FILLER.format(most=most))
+        out = result.stdout.decode()
+        print(out)
+        lines = {ln.split()[2]: ln.split()[3:] for ln in out.splitlines()
+                 if ln.startswith("HOSTILE filler")}
+        assert set(lines) == {"/job", "/tmp"}, (out, result.stderr.decode())  # it fired
+        for where, cap in (("/job", sandbox.JOB_BYTES), ("/tmp", sandbox.TMP_BYTES)):
+            total, err = int(lines[where][0]), lines[where][1]
+            assert err == "ENOSPC" and cap - 2 * 2**20 <= total <= cap, (where, total, err)
+        after = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize
+        assert free - after < 64 * 2**20, "the job's writes reached the machine's disk"
+    assert not folder.exists()
+    with Job.new() as nxt:
+        assert _python(nxt, "print('next')").stdout == b"next\n"
