@@ -81,7 +81,7 @@ COST = {
     "test_classrun": 322, "test_i18n": 267, "test_mutants": 261, "test_fuzz": 168,
     "test_heldout_scores": 135, "test_memory": 111, "test_hostile_class": 94,
     "test_learner_tests": 80, "test_mutation_score": 76, "test_runner": 50,
-    "test_record_tests_job": 48,
+    "test_record_tests_job": 48, "test_classrun_parallel": 280, "test_notebooks_en": 150,
 }
 
 

@@ -58,6 +58,7 @@ def test_lab_server_lists_the_notebooks():
         [sys.executable, "-m", "minitorch_authoring.lab", "--port", str(port), "--token", token,
          "--no-browser"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "MINITORCH_LANG": "es"},  # the default route (English: notebooks/en)
         start_new_session=True)
     try:
         first = proc.stdout.readline() + proc.stdout.readline()

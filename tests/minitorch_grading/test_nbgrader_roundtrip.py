@@ -445,7 +445,7 @@ def test_rebuilding_keeps_the_gradebook_and_submissions(graded, monkeypatch, cap
     course.nbgrader(["generate_assignment", ASSIGNMENT, "--force"], graded)
     # `make notebooks` works in a temporary course directory, never the instructor's
     monkeypatch.setattr(course, "COURSE_DIR", graded)
-    monkeypatch.setattr(course, "write_students", lambda generated, force=False: 0)
+    monkeypatch.setattr(course, "write_students", lambda generated, force=False, **kw: 0)
     assert course.generate() == 0
     after = _snapshot(graded), {s: submissions.grades(graded, s) for s in students}
     assert after == before
