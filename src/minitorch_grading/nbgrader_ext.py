@@ -264,10 +264,17 @@ class BudgetedExecute(Execute):
         self.log.info(STOPPED_LOG, student, _where(cell, index))
 
     def _mark_timed_out(self, cell: NotebookNode) -> None:
-        from minitorch_course.i18n import t  # the course's language (the course dir's marker)
+        try:  # the course's language (the course dir's marker)
+            from minitorch_course.i18n import t
 
-        self._mark(cell, TIMED_OUT, t("timed out: not run, the submission's time budget "
-                                      "({budget:g} s) was used up", budget=self.budget))
+            message = t("timed out: not run, the submission's time budget ({budget:g} s) was "
+                        "used up", budget=self.budget)
+        except Exception as err:  # noqa: BLE001 - inside the sandboxed job the course's import
+            # failed (a looping learner's class run then failed whole): say it in both languages
+            self.log.warning("time budget: message in both languages (%s)", err)
+            message = (f"timed out: not run, the submission's time budget ({self.budget:g} s) "
+                       "was used up / sin ejecutar: se agotó el tiempo de la entrega")
+        self._mark(cell, TIMED_OUT, message)
 
     @staticmethod
     def _mark(cell: NotebookNode, ename: str, message: str) -> None:
