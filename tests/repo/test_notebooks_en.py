@@ -6,7 +6,9 @@
   points, locks) and code: only Markdown, comments and prose strings differ; each kind of
   planted difference fails the comparison;
 - no Spanish in the English route: Markdown, comments, strings and rendered outputs;
-- the English instructor notebooks are rendered, and run under strict nbval;
+- the English instructor notebooks are rendered; their outputs are the Spanish ones (which
+  strict nbval checks) with only the words changed; the three with the most run-time messages
+  run under strict nbval in English too;
 - the committed English student notebooks are what nbgrader generates from them.
 """
 
@@ -196,27 +198,90 @@ def _sanitizers() -> list[tuple[str, str]]:
     return [(cfg[s]["regex"], cfg[s]["replace"]) for s in cfg.sections()]
 
 
-def _numbers(cell: dict) -> list[str]:
-    text = ""
-    for out in cell.get("outputs", []):
-        data = out.get("text") or out.get("data", {}).get("text/plain") or ""
-        text += "".join(data) if isinstance(data, list) else data
+# What an output may change between the languages: its words. Everything else is the same
+# computation and must be equal: numbers (as nbval compares them, sanitized), code names
+# (identifiers with ``_`` or digits, dotted names: ``requires_grad``, ``x.grad.shape``), symbols
+# (``✓ ✗ = [ ] -> |``), and each output's kind, stream and number of lines. Quotes and
+# punctuation are the language's (``«…»`` in Spanish, backticks in English).
+_NUMBER = r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+_NEUTRAL = re.compile(_NUMBER + r"|\w*[_\d]\w*(?:\.\w+)*|\w+(?:\.\w+)+"
+                      r"|[^\w\s.,;:'\"`«»()¿?¡!\-]")
+
+
+def _output_text(out: dict) -> str:
+    data = out.get("text") or out.get("data", {}).get("text/plain") or out.get("evalue", "")
+    text = "".join(data) if isinstance(data, list) else data
     for regex, replace in _sanitizers():
         text = re.sub(regex, replace, text)
-    return re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text)
+    return text
+
+
+def _neutral(cell: dict) -> list[tuple]:
+    """A code cell's outputs with their words taken out: what no translation may change."""
+    return [(out["output_type"], out.get("name"),
+             [tuple(_NEUTRAL.findall(line)) for line in _output_text(out).splitlines()])
+            for out in cell.get("outputs", [])]
+
+
+def _translation_problems(spanish_nb: dict, english_nb: dict) -> list[str]:
+    spanish = {c.get("id"): c for c in spanish_nb["cells"]}
+    problems = []
+    for cell in english_nb["cells"]:
+        if cell["cell_type"] != "code" or "nbval-ignore-output" in cell["metadata"].get("tags", []):
+            continue
+        es, en = _neutral(spanish[cell["id"]]), _neutral(cell)
+        if es != en:
+            where = next((f"output {i} {x[:2]}" for i, (x, y) in enumerate(zip(es, en))
+                          if x != y), f"{len(es)} vs {len(en)} outputs")
+            problems.append(f"{cell['id']}: {where}")
+    return problems
 
 
 @pytest.mark.parametrize("path", SPANISH, ids=IDS)
-def test_english_outputs_hold_the_spanish_numbers(path):
-    """Same code, so the same computation: every rendered number of the English notebook is
-    the Spanish one's, in the same order (what lets nbval skip most English notebooks)."""
-    spanish = {c.get("id"): c for c in _nb(path)["cells"]}
-    for cell in _nb(nb_i18n.english_path(path))["cells"]:
-        if cell["cell_type"] != "code" or cell.get("id") == "time":
-            continue
-        if cell.get("id") == "setup":
-            continue
-        assert _numbers(cell) == _numbers(spanish[cell["id"]]), (path.name, cell.get("id"))
+def test_english_outputs_are_the_spanish_ones_translated(path):
+    """Same code (test_english_differs_from_spanish_only_in_language), so the same run: every
+    rendered output of the English notebook is the Spanish one's (which strict nbval checks in
+    test_notebooks_nbval.py) with only its words changed: the same outputs, streams, lines,
+    numbers, code names and symbols (``✓``/``✗``), in order; and its words are English
+    (test_no_spanish_in_the_english_instructor_notebook). This is what lets strict nbval run
+    only the English notebooks with the most run-time messages (NBVAL below)."""
+    problems = _translation_problems(_nb(path), _nb(nb_i18n.english_path(path)))
+    assert not problems, ("English outputs that are not the Spanish ones translated (render "
+                          f"both: `make render NB={path.stem[:2]}` and `... EN=1`):\n"
+                          + "\n".join(problems))
+
+
+def test_an_output_changed_beyond_its_words_fails():
+    """Each kind of change a stale or wrong English render shows is caught; words are not."""
+    path = SPANISH[0]
+    spanish, english = _nb(path), _nb(nb_i18n.english_path(path))
+
+    def cell(nb, cid):
+        return next(c for c in nb["cells"] if c.get("id") == cid)
+
+    def stream(nb):  # a check's one-line report: "✓ backward: all checks pass (9)"
+        return next(c for c in nb["cells"] if c["cell_type"] == "code" and any(
+            "✓" in _output_text(o) for o in c.get("outputs", [])))
+
+    target = stream(english)["id"]
+    plants = {
+        "a number": lambda t: re.sub(r"\d+", lambda m: str(int(m.group()) + 1), t, count=1),
+        "a verdict": lambda t: t.replace("✓", "✗", 1),
+        "a code name": lambda t: t.replace(":", " grad_output:", 1),
+        "a line": lambda t: t + "one more line\n",
+        "rewording": lambda t: t.upper(),  # caught by nothing here: words may change
+    }
+    assert _translation_problems(spanish, english) == []
+    for name, change in plants.items():
+        planted = copy.deepcopy(english)
+        out = cell(planted, target)["outputs"][0]
+        out["text"] = change(_output_text(out))
+        caught = bool(_translation_problems(spanish, planted))
+        assert caught == (name != "rewording"), name
+    planted = copy.deepcopy(english)
+    cell(planted, target)["outputs"].append({"output_type": "stream", "name": "stderr",
+                                              "text": "warning\n"})
+    assert _translation_problems(spanish, planted)
 
 
 # ---------------------------------------------------------------- nbval and students (slow)
@@ -228,9 +293,12 @@ NBVAL = [p for p in SPANISH if p.stem[:2] in ("00", "04", "07")]
 def test_english_instructor_notebook_nbval(path):
     """Strict nbval of the English notebooks with the most run-time messages (the engine's
     checks, gradcheck's and Hypothesis' reports, the quiz's feedback), in English. The others
-    run the same code (test_english_differs_from_spanish_only_in_language) and print the same
-    numbers (test_english_outputs_hold_the_spanish_numbers), and the Spanish ones run under
-    nbval in tests/repo/test_notebooks.py."""
+    run the same code (test_english_differs_from_spanish_only_in_language) and their outputs
+    are the Spanish ones with only the words changed
+    (test_english_outputs_are_the_spanish_ones_translated), and the Spanish ones run under
+    strict nbval in tests/repo/test_notebooks_nbval.py: nbval of all eight English notebooks
+    would execute identical code a second time (measured in docs/INSTRUCTOR.md, "The labs in
+    English")."""
     english = nb_i18n.english_path(path)
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
