@@ -73,6 +73,23 @@ def spanish_words(text: str) -> list[str]:
     return sorted(set(found))
 
 
+# The reverse scan, of the Spanish route: English function words that are not Spanish words
+# ("has", "he", "no", "come", "a" are). The English terms the glossary keeps in Spanish prose
+# (forward, backward, broadcasting, test, lab) are content words and never in this list
+# (tests/repo/test_spanish_route.py checks it against theory/GLOSARIO.md).
+ENGLISH = frozenset("""
+    the of and is are with which this that from for when what your you it its be have will
+    should must does an by at on in into not only each every these those there here than then
+    how why were was been being would could can cannot just also but or if while because to
+""".split())
+
+
+def english_words(text: str) -> list[str]:
+    """The English-only words in ``text`` (Spanish prose, a comment, an output)."""
+    return sorted({w for w in _WORD.findall(text) if not re.search(r"[\d_]", w)
+                   and w.lower() in ENGLISH})
+
+
 # ---------------------------------------------------------------- code: what may differ
 _FENCE = re.compile(r"#+\s*(BEGIN|END) (SOLUTION|HIDDEN TESTS)|#\s*NBVAL|#\s*noqa|#\s*type:")
 
@@ -123,13 +140,15 @@ def code_skeleton(source: str, strict: bool = True) -> list[str]:
     return out
 
 
-def translatable_text(source: str) -> str:
-    """A code cell's comments and strings (what the English may change), joined."""
+def translatable_text(source: str, prose_only: bool = False) -> str:
+    """A code cell's comments and strings (what the English may change), joined; with
+    ``prose_only``, data strings (``"have"``, ``"add"``) left out."""
     parts = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source + "\n").readline):
             if (tok.type == tokenize.COMMENT and not _FENCE.match(tok.string)) or \
-                    tok.type == tokenize.STRING or \
+                    (tok.type == tokenize.STRING
+                     and (not prose_only or _prose_string(tok.string))) or \
                     tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
                 parts.append(tok.string)
     except (tokenize.TokenError, IndentationError, SyntaxError):

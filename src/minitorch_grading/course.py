@@ -68,6 +68,7 @@ COURSE_ID = "minitorch-fase08"  # nbgrader's course id: learners' exchange comma
 LANGS = ("es", "en")
 COURSE_IDS = {"es": COURSE_ID, "en": f"{COURSE_ID}-en"}
 CODE_STUBS = {"es": "# TU RESPUESTA AQUÍ", "en": "# YOUR ANSWER HERE"}
+TEXT_STUBS = {"es": "TU RESPUESTA AQUÍ", "en": "YOUR ANSWER HERE"}  # Markdown answer cells
 LANG_MARKER = ".minitorch-lang"  # minitorch_course.i18n reads it in the working directory
 
 
@@ -133,6 +134,7 @@ c.Execute.timeout = {CELL_TIMEOUT}
 c.Exchange.root = __EXCHANGE_ROOT__
 # An exercise's placeholder must not crash the student notebook: only graded cells may fail.
 c.ClearSolutions.code_stub = {{"python": __CODE_STUB__}}
+c.ClearSolutions.text_stub = __TEXT_STUB__
 
 # Hidden tests (the quiz's answers): nbgrader releases them stripped, so without this every
 # honest submission logs "checksum ... has changed" for each cell that has some; and nbgrader's
@@ -163,7 +165,8 @@ def config_text(exchange: Path | None = None, lang: str = "es") -> str:
     root = repr(str(exchange.expanduser().resolve())) if exchange else DEFAULT_EXCHANGE
     return (CONFIG.replace("__EXCHANGE_ROOT__", root).replace("__SRC__", repr(str(ROOT / "src")))
             .replace("__COURSE_ID__", json.dumps(COURSE_IDS[lang]))
-            .replace("__CODE_STUB__", json.dumps(CODE_STUBS[lang], ensure_ascii=False)))
+            .replace("__CODE_STUB__", json.dumps(CODE_STUBS[lang], ensure_ascii=False))
+            .replace("__TEXT_STUB__", json.dumps(TEXT_STUBS[lang], ensure_ascii=False)))
 
 
 # ---------------------------------------------------------------- environment
