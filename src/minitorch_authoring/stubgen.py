@@ -62,7 +62,7 @@ notebook that asks for it; replace it with your code. Run ``make check`` to see 
 '''
 MLP_HEADER = '''"""minitorch.mlp: the chapter's closing MLP, trained by hand with YOUR minitorch.
 
-This is the file you fill in in lab 05 (notebooks/05-mlp-grammar.ipynb): the initial weights,
+This is the file you fill in in lab 05 (notebooks/en/05-mlp-grammar.ipynb): the initial weights,
 the forward pass and the training loop, with nothing but your Tensor (no optimizer classes: they
 come in the next chapter). The course grades this interface: keep the names HIDDEN, LR, STEPS,
 init_params, forward and train, and their arguments. Run ``make check`` to see your progress.
@@ -109,9 +109,10 @@ STUBS: dict[str, Stub] = {
 
 
 def generate(source: str, header: str = HEADER, name: str = "tensor.py",
-             not_written: str | None = None) -> str:
+             not_written: str | None = None, notebooks: str = "notebooks") -> str:
     """The stub text for the reference text ``source`` (``header``: the stub's docstring;
-    ``not_written``: the stub's words for what is not written yet, default ``NOT_WRITTEN``)."""
+    ``not_written``: the stub's words for what is not written yet, default ``NOT_WRITTEN``;
+    ``notebooks``: the folder of the labs it names, ``notebooks/en`` in English)."""
     not_written = not_written or NOT_WRITTEN
     out: list[str] = []
     lab, cls, func = None, None, None
@@ -138,7 +139,7 @@ def generate(source: str, header: str = HEADER, name: str = "tensor.py",
             indent = line[: len(line) - len(line.lstrip())]
             out.append(
                 f'{indent}raise NotImplementedError("{func}: {not_written} '
-                f'(notebooks/{lab}.ipynb)")'
+                f'({notebooks}/{lab}.ipynb)")'
             )
             inside = True
             continue
@@ -156,7 +157,7 @@ def stub_text(stub: Stub, lang: str = LANGS[0]) -> str:
     """The stub of one learner file in ``lang``, generated from its reference."""
     source = stub.reference.read_text(encoding="utf-8")
     if lang == "en":
-        return generate(source, stub.header, stub.reference.name, NOT_WRITTEN_EN)
+        return generate(source, stub.header, stub.reference.name, NOT_WRITTEN_EN, "notebooks/en")
     text = generate(source, stub.header_es or stub.header, stub.reference.name)
     return translate_docstrings(text, doc_catalog(stub.name, lang))
 

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from minitorch_course import mlp_checks, quiz
+from minitorch_course import i18n, mlp_checks, quiz
 from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, RowReport
 
@@ -169,7 +169,8 @@ def ticks(reports: list[RowReport], quiz_report: quiz.QuizReport | None = None,
 
 def lines(state: dict[str, str], marks: dict[str, str]) -> list[str]:
     """The list as the progress report ends: one line per item, ✓ / ✗ / · (not checked here)."""
-    out = [t("Definition of done (theory/README.md): {done} of {count} ticked",
+    out = [t("Definition of done ({readme}): {done} of {count} ticked",
+             readme=README[i18n.language()].as_posix(),
              done=sum(v == YES for v in state.values()), count=len(ITEMS))]
     for i, item in enumerate(ITEMS, 1):
         out.append(f"  {marks[state[item.key]]} {i}. {item.words()}")

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from minitorch_course import i18n
 from minitorch_course.i18n import _, t
 
 
@@ -332,8 +333,8 @@ def check_exercise(name: str, *answers: Any) -> None:
     unanswered = [var for var, value in zip(exercise.answers, answers) if value is None]
     if unanswered:
         raise NotImplementedError(t(
-            "exercise not answered yet: replace None in {names} (notebooks/{lab}.ipynb)",
-            names=", ".join(unanswered), lab=exercise.lab))
+            "exercise not answered yet: replace None in {names} ({notebook})",
+            names=", ".join(unanswered), notebook=i18n.notebook(exercise.lab)))
     try:
         exercise.check(exercise, *answers)
     except ExerciseFailure:

@@ -65,6 +65,12 @@ def language() -> str:
     return value if value in LANGUAGES else LANGUAGES[0]
 
 
+def notebook(name: str) -> str:
+    """Where a learner opens the lab notebook ``name`` (``00-tensor-skeleton``), in their
+    language: ``notebooks/`` holds the Spanish labs, ``notebooks/en/`` the English ones."""
+    return f"notebooks/{'en/' if language() == 'en' else ''}{name}.ipynb"
+
+
 def po_path(lang: str) -> Path:
     return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 

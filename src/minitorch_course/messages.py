@@ -13,6 +13,7 @@ import re
 import textwrap
 from collections.abc import Callable, Sequence
 
+from minitorch_course import i18n
 from minitorch_course.catalog import MISTAKES, format_shape
 from minitorch_course.i18n import Msg, _, t, verbatim
 from minitorch_course.outcomes import PASS, Diagnosis, Fact, Outcome, RowReport
@@ -521,8 +522,8 @@ def _engine_hint(p: dict) -> str:
 
 def _not_started(p: dict) -> str:
     if p.get("function") and p.get("lab"):
-        text = t("{function}: not written yet (notebooks/{lab}.ipynb)", function=p["function"],
-                 lab=p["lab"])
+        text = t("{function}: not written yet ({notebook})", function=p["function"],
+                 notebook=i18n.notebook(p["lab"]))
     else:  # raised by something else than the stub: its own words
         text = verbatim(p["message"])
     if p.get("needs"):

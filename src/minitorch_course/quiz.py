@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from minitorch_course import i18n
 from minitorch_course.i18n import _, language, t
 
 NOTEBOOK = "07-quiz"
@@ -181,8 +182,8 @@ def check_format(number: int | str, value) -> None:
     q = _question(number)
     if value is None:
         raise NotImplementedError(t(
-            "{label} not answered yet (notebooks/{notebook}.ipynb): replace None by your answer",
-            label=q.label, notebook=q.notebook))
+            "{label} not answered yet ({notebook}): replace None by your answer",
+            label=q.label, notebook=i18n.notebook(q.notebook)))
     if not _fits(value, q.form):
         raise AssertionError(t("{variable} must be {form}", variable=q.variable,
                                form=describe(q.form)))

@@ -78,3 +78,13 @@ def test_the_extension_is_ticked_with_the_method_test_and_note():
     assert done.ticks(reports, unavailable, solved)["extension"] == done.YES
     assert done.ticks(reports, unavailable, blank)["extension"] == done.NO
     assert done.ticks(reports, unavailable, solved)["quiz"] == done.UNKNOWN
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_list_names_the_readme_of_the_learners_language(lang, monkeypatch):
+    monkeypatch.setenv("MINITORCH_LANG", lang)
+    state = {item.key: done.NO for item in done.ITEMS}
+    first = done.lines(state, {done.NO: "✗"})[0]
+    assert f"({done.README[lang].as_posix()})" in first
+    other = done.README["en" if lang == "es" else "es"].as_posix()
+    assert f"({other})" not in first

@@ -266,3 +266,24 @@ def test_every_fact_and_diagnosis_id_any_module_produces_has_wording():
                     and diagnosis_id[0] not in messages.MISTAKES:
                 missing.append(f"{where}: diagnosis {diagnosis_id[0]!r}")
     assert not missing, "\n".join(missing)
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_messages_name_the_notebook_of_the_learners_language(lang, monkeypatch):
+    """What is not answered or not written points to the lab in the learner's language:
+    notebooks/NN-*.ipynb in Spanish, notebooks/en/NN-*.ipynb in English; so does the stub."""
+    from minitorch_course import exercises, quiz
+
+    monkeypatch.setenv("MINITORCH_LANG", lang)
+    folder = "notebooks/en/" if lang == "en" else "notebooks/"
+    name, ex = next(iter(exercises.EXERCISES.items()))
+    with pytest.raises(NotImplementedError) as err:
+        exercises.check_exercise(name, *[None] * len(ex.answers))
+    assert f"({folder}{ex.lab}.ipynb)" in str(err.value)
+    with pytest.raises(NotImplementedError) as err:
+        quiz.check_format(1, None)
+    assert f"({folder}07-quiz.ipynb)" in str(err.value)
+    text = messages._not_started({"function": "Tensor.add", "lab": "01-elementwise-ops"})
+    assert f"({folder}01-elementwise-ops.ipynb)" in text
+    stub = stubgen.stub_text(stubgen.STUBS["tensor"], lang)
+    assert f"({folder}01-elementwise-ops.ipynb)" in stub
