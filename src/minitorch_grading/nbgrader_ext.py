@@ -264,13 +264,15 @@ class BudgetedExecute(Execute):
         self.log.info(STOPPED_LOG, student, _where(cell, index))
 
     def _mark_timed_out(self, cell: NotebookNode) -> None:
-        try:  # the course's language (the course dir's marker)
+        try:  # the course's language (MINITORCH_LANG, which the job sets from the course dir's
+            # marker); inside a sandboxed job this is the grader's copy of i18n
+            # (nbgrader_job.grader_src: without it the import failed, ModuleNotFoundError)
             from minitorch_course.i18n import t
 
             message = t("timed out: not run, the submission's time budget ({budget:g} s) was "
                         "used up", budget=self.budget)
-        except Exception as err:  # noqa: BLE001 - inside the sandboxed job the course's import
-            # failed (a looping learner's class run then failed whole): say it in both languages
+        except Exception as err:  # noqa: BLE001 - kept: a broken catalog or copy must not fail
+            # a looping learner's class run whole (it did): say it in both languages
             self.log.warning("time budget: message in both languages (%s)", err)
             message = (f"timed out: not run, the submission's time budget ({self.budget:g} s) "
                        "was used up / sin ejecutar: se agotó el tiempo de la entrega")

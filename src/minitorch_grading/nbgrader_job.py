@@ -54,11 +54,22 @@ def template_gradebook(course_dir: Path, dest: Path) -> Path:
 
 
 def grader_src(dest: Path) -> Path:
-    """The instructor code nbgrader needs inside a job: ``minitorch_grading.nbgrader_ext``."""
+    """The instructor code nbgrader needs inside a job: ``minitorch_grading.nbgrader_ext``, and
+    the course's ``i18n`` with its catalogs (the time-budget message is the course's, in the
+    course's language). Only these: the checkout's ``src`` is not bound in the job (an
+    editable install points there), and nbgrader's process must never import the learner's
+    copies of the course packages in the submission."""
     pkg = dest / "minitorch_grading"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("", encoding="utf-8")
     shutil.copy(Path(__file__).with_name("nbgrader_ext.py"), pkg / "nbgrader_ext.py")
+    course_pkg = dest / "minitorch_course"
+    course_pkg.mkdir()
+    (course_pkg / "__init__.py").write_text("", encoding="utf-8")
+    shutil.copy(i18n.__file__, course_pkg / "i18n.py")
+    shutil.copytree(i18n.LOCALE_DIR, course_pkg / "locale")
+    for path in (dest, *dest.rglob("*")):  # readable by the sandbox's user
+        path.chmod(0o755 if path.is_dir() else 0o644)
     return dest
 
 
@@ -112,6 +123,9 @@ def run_autograde(setup: Setup, box: Job, student: str, args: list[str],
            "LANG": "C.UTF-8"}
     if i18n.ENV in os.environ:  # the feedback's language, as the instructor runs it
         env[i18n.ENV] = os.environ[i18n.ENV]
+    elif (marker := setup.course_dir / course.LANG_MARKER).is_file():  # else the course's: the
+        # job's course folder has no marker (nbgrader runs there), the release's is in source/
+        env[i18n.ENV] = marker.read_text(encoding="utf-8").strip()
     binds = [] if box.unsafe else [
         (setup.config, box.path("course/nbgrader_config.py")),
         (setup.course_dir / "source" / course.ASSIGNMENT,

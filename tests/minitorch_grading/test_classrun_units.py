@@ -165,3 +165,63 @@ def test_the_report_gives_time_by_part_and_the_kernels_cpu_share():
     text = classrun.report_text(outcomes, 60.0, 40.0, cores=2)
     assert "2 at a time, kernels' CPU 40 s = 50% of 2 x the wall time" in text
     assert "ana: no score in 26 s (nbgrader 20 s, record 6 s; 30 s CPU of the budget)" in text
+
+
+# ---------------------------------------------------------------- the course's language in a job
+_TIMED_OUT = """
+import sys
+sys.path.insert(0, {src!r})  # as the job's nbgrader_config.py does
+from nbformat.v4 import new_code_cell
+from minitorch_grading.nbgrader_ext import BudgetedExecute
+cell = new_code_cell("pass")
+BudgetedExecute(budget=3)._mark_timed_out(cell)
+print(cell.outputs[0]["evalue"])
+"""
+
+
+@pytest.mark.parametrize("lang, words, other", [("es", "se agotó el tiempo", "timed out"),
+                                                ("en", "time budget (3 s) was used up",
+                                                 "sin ejecutar")])
+def test_the_time_budget_message_is_the_courses_inside_the_sandboxed_job(
+        tmp_path, sandbox_required, lang, words, other):
+    """Inside the job only the grader's copy of the instructor code is importable (the
+    checkout's src is not bound): it holds the course's i18n and catalogs, so the message is
+    the course's, in one language, not nbgrader_ext's two-language fallback (the root cause
+    of that fallback was a grader copy without minitorch_course: ModuleNotFoundError)."""
+    import sys
+
+    from minitorch_grading import nbgrader_job, sandbox
+
+    src = nbgrader_job.grader_src(tmp_path / "src")
+    private = sandbox.private_folder()
+    try:
+        result = sandbox.run([sys.executable, "-c", _TIMED_OUT.format(
+            src=nbgrader_job.GRADER_SRC)], private, read_only=[(src, nbgrader_job.GRADER_SRC)],
+            env={"MINITORCH_LANG": lang})
+    finally:
+        sandbox.release(private)
+    out = result.stdout.decode()
+    assert result.returncode == 0 and words in out and other not in out, (
+        out + result.stderr.decode()[-2000:])
+
+
+def test_a_job_speaks_the_language_of_its_course_directory(tmp_path, monkeypatch):
+    """The job's own course folder has no .minitorch-lang (nbgrader runs there): the course
+    directory's is passed as MINITORCH_LANG, unless the instructor set one."""
+    from types import SimpleNamespace
+
+    from minitorch_grading import nbgrader_job
+
+    seen = {}
+    box = SimpleNamespace(unsafe=True, path=lambda p: str(tmp_path / p),
+                          run=lambda argv, env, **kw: seen.update(env))
+    setup = SimpleNamespace(course_dir=tmp_path)
+    monkeypatch.delenv("MINITORCH_LANG", raising=False)
+    nbgrader_job.run_autograde(setup, box, "x", [], 1.0)
+    assert "MINITORCH_LANG" not in seen  # no marker: the default
+    (tmp_path / course.LANG_MARKER).write_text("en\n", encoding="utf-8")
+    nbgrader_job.run_autograde(setup, box, "x", [], 1.0)
+    assert seen["MINITORCH_LANG"] == "en"
+    monkeypatch.setenv("MINITORCH_LANG", "es")
+    nbgrader_job.run_autograde(setup, box, "x", [], 1.0)
+    assert seen["MINITORCH_LANG"] == "es"
