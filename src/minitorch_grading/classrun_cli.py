@@ -25,6 +25,18 @@ def autograde(course_dir: Path, budget: float = classrun.BUDGET, pattern: str = 
                               workers)
 
 
+def default_course_dir() -> Path:
+    """The course directory the instructor is in (its ``nbgrader_config.py`` is this course's,
+    as docs/INSTRUCTOR.md says to run the commands), else the default one of the instructor's
+    language (``~/minitorch-fase08-course``, ``-en`` with ``MINITORCH_LANG=en``)."""
+    from minitorch_course import i18n
+
+    config = Path.cwd() / "nbgrader_config.py"
+    if config.is_file() and config.read_text(encoding="utf-8").startswith(course.CONFIG_HEADER):
+        return Path.cwd()
+    return course.default_course_dir(i18n.language())
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m minitorch_grading.classrun autograde|export``."""
     import argparse
@@ -36,8 +48,9 @@ def main(argv: list[str] | None = None) -> int:
                         "time budget, and report"),
                        ("export", "grades-by-notebook.csv: per-notebook scores, quiz passed")):
         cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("--course-dir", type=Path, default=course.COURSE_DIR,
-                         help=f"the course directory (default: {course.COURSE_DIR})")
+        cmd.add_argument("--course-dir", type=Path, default=None,
+                         help="the course directory (default: the current directory if it is "
+                              f"one, else {course.COURSE_DIR}, or its -en twin in English)")
         if name == "autograde":
             cmd.add_argument("--budget", type=float, default=classrun.BUDGET,
                              help=f"seconds per submission, all notebooks (default {classrun.BUDGET})")
@@ -58,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             how.add_argument("--workers", type=int, default=None,
                              help="the local cluster's worker processes (default: every core)")
     args = parser.parse_args(argv)
+    args.course_dir = args.course_dir or default_course_dir()
     if args.command == "export":
         return classrun.export_command(args.course_dir)
     return autograde(args.course_dir, budget=args.budget, pattern=args.student,

@@ -225,3 +225,18 @@ def test_a_job_speaks_the_language_of_its_course_directory(tmp_path, monkeypatch
     monkeypatch.setenv("MINITORCH_LANG", "es")
     nbgrader_job.run_autograde(setup, box, "x", [], 1.0)
     assert seen["MINITORCH_LANG"] == "es"
+
+
+def test_the_class_run_grades_the_course_directory_it_is_run_from(tmp_path, monkeypatch):
+    """docs/INSTRUCTOR.md runs `classrun autograde` from the course directory: an English
+    class's (built with --lang en, anywhere) must not be left for the Spanish default."""
+    from minitorch_grading import classrun_cli
+
+    course.build(tmp_path / "course-en", lang="en")
+    monkeypatch.delenv("MINITORCH_LANG", raising=False)
+    monkeypatch.chdir(tmp_path / "course-en")
+    assert classrun_cli.default_course_dir() == tmp_path / "course-en"
+    monkeypatch.chdir(tmp_path)  # not a course directory: the default of the language
+    assert classrun_cli.default_course_dir() == course.default_course_dir("es")
+    monkeypatch.setenv("MINITORCH_LANG", "en")
+    assert classrun_cli.default_course_dir() == course.default_course_dir("en")
