@@ -179,6 +179,7 @@ print(cell.outputs[0]["evalue"])
 """
 
 
+@pytest.mark.slow  # two sandboxed interpreters importing nbgrader: about 10 s under load
 @pytest.mark.parametrize("lang, words, other", [("es", "se agotó el tiempo", "timed out"),
                                                 ("en", "time budget (3 s) was used up",
                                                  "sin ejecutar")])
