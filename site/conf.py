@@ -60,7 +60,7 @@ def _configure(app, config):
 
 
 def _page_context(app, pagename, templatename, context, doctree):
-    """The language switch (same page, other language) and the content's own language."""
+    """The language switch: the same page in each language."""
     here = app.config.language
     up = "../" * (pagename.count("/") + 1)  # from this page to the site root
     context["site_switch_label"] = _site.TEXT[here]["switch"]
@@ -68,13 +68,9 @@ def _page_context(app, pagename, templatename, context, doctree):
         {"code": code, "name": lang.name, "current": code == here,
          "href": f"{up}{code}/{pagename}.html"}
         for code, lang in _site.LANGUAGES.items()]
-    labs_language = _site.LANGUAGES[here].labs_language
-    if pagename.startswith("labs/") and labs_language != here:
-        context["content_language"] = labs_language
-        context["content_note"] = _site.TEXT[here]["other_language"].format(
-            language=_site.TEXT[here]["names"][labs_language])
 
 
 def setup(app):
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _page_context)
+    app.connect("doctree-resolved", _site.mark_language_columns)
