@@ -77,19 +77,33 @@ LANGUAGES = {
 }
 
 # The site's own words (everything else comes from the pages and the theme's catalogs).
-# ``names``: the languages as this language names them, e.g. in a table column's heading.
+# ``names``: the languages as this language names them, e.g. in a table column's heading. The
+# theme's strings its catalogs lack (its templates write them in English; the overrides in
+# site/_templates read them here) and the Sphinx messages ``SPHINX_MESSAGES`` lists.
 TEXT = {
     "es": {
         "switch": "Idioma",
         "names": {"es": "español", "en": "inglés"},
         "choose": "Elige un idioma",
+        "search": "Buscar…",
+        "navigation": "Páginas del capítulo",
+        "toggle_primary": "Mostrar u ocultar la lista de páginas",
+        "toggle_secondary": "Mostrar u ocultar el contenido de la página",
+        "permalink": "Enlace a esta sección",
     },
     "en": {
         "switch": "Language",
         "names": {"es": "Spanish", "en": "English"},
         "choose": "Choose a language",
+        "search": "Search…",
+        "navigation": "Chapter pages",
+        "toggle_primary": "Show or hide the list of pages",
+        "toggle_secondary": "Show or hide the page's contents",
+        "permalink": "Link to this section",
     },
 }
+# Sphinx's own messages its catalog for a language lacks: {message id: key of TEXT}.
+SPHINX_MESSAGES = {"Link to this heading": "permalink"}
 
 
 class SiteError(RuntimeError):
@@ -327,6 +341,18 @@ def reading_order(lang: Language) -> list[str]:
     return order
 
 
+def sphinx_catalog(code: str) -> str:
+    """A gettext catalog of ``SPHINX_MESSAGES`` in language ``code``, staged as
+    ``locales/<code>/LC_MESSAGES/sphinx.po``: Sphinx compiles it and prefers it to its own."""
+    def quote(text: str) -> str:
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    entries = "".join(f"\nmsgid {quote(msgid)}\nmsgstr {quote(TEXT[code][key])}\n"
+                      for msgid, key in SPHINX_MESSAGES.items())
+    return ('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
+            f'"Language: {code}\\n"\n' + entries)
+
+
 def pages(lang: Language) -> dict[str, str]:
     """{staged path: text} of every page of ``lang``'s site."""
     out = {}
@@ -335,6 +361,7 @@ def pages(lang: Language) -> dict[str, str]:
         if source.suffix == ".md":
             out[staged] = rewrite_links(source.read_text(encoding="utf-8"), source, lang, maps)
     out["index.md"] += _toctree([posixpath.splitext(s)[0] for s in reading_order(lang)])
+    out[f"locales/{lang.code}/LC_MESSAGES/sphinx.po"] = sphinx_catalog(lang.code)
     for instructor, student in lab_sources(lang):
         nb = site_notebook(instructor, student)
         for cell in nb["cells"]:

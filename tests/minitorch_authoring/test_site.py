@@ -329,6 +329,10 @@ PAGE_FACTS = r"""async () => {
     lang: document.documentElement.lang,
     title: document.title,
     prose: prose.join(''),
+    labels: [...document.querySelectorAll('[title], [aria-label], [placeholder]')]  // shown
+        .filter(e => e.checkVisibility() && e.closest('[lang]').lang === here)
+        .flatMap(e => ['title', 'aria-label', 'placeholder'].map(a => e.getAttribute(a)))
+        .filter(Boolean),
     overflow: ['html', '.bd-sidebar-primary', '.bd-sidebar-secondary', '.bd-article']
         .flatMap(s => [...document.querySelectorAll(s)])
         .filter(e => e.scrollWidth > e.clientWidth + 1)
@@ -441,11 +445,12 @@ QUOTED = re.compile(r"«[^»]*»|“[^”]*”|\"[^\"]*\"")  # a quotation is a 
 
 def foreign_sentences(code: str, facts: dict) -> list[str]:
     """The sentences of a page in ``code`` that hold words of another language: its prose (see
-    PAGE_FACTS), its title and its images' text alternatives, quotations left out. Spanish is
+    PAGE_FACTS), its title, the tooltips and labels of what it shows, and its images' text
+    alternatives, quotations left out. Spanish is
     found by ``nb_i18n.spanish_words`` (what the English labs are checked with), English by
     ``english_words`` (what the Spanish reports are checked with)."""
     find = nb_i18n.spanish_words if code == "en" else english_words
-    text = "\n".join([facts["title"], facts["prose"],
+    text = "\n".join([facts["title"], facts["prose"], *facts["labels"],
                       *((i["alt"] or "") for i in facts["images"])])
     sentences = re.split(r"(?<=[.:;?!])\s+|\n", QUOTED.sub(" ", text))
     return [f"{_norm(s)[:120]} {find(s)}" for s in sentences if find(s)]
@@ -539,7 +544,7 @@ def test_a_reader_clicks_from_the_root_to_an_english_lab_and_switches_language(b
         page.get_by_role("link", name=re.compile("^English")).click()
         page.wait_for_load_state()
         assert page.url == served + "en/index.html"
-        sidebar = page.get_by_role("navigation", name="Main")
+        sidebar = page.get_by_role("navigation", name=site.TEXT["en"]["navigation"])
         sidebar.get_by_role("link", name=_lab_title(english), exact=True).click()
         page.wait_for_load_state()
         for code, notebook in (("en", english), ("es", spanish), ("en", english)):
@@ -572,9 +577,10 @@ def test_lab_pages_show_demo_outputs_and_empty_learner_cells(visits):
 
 @pytest.mark.slow  # builds the site or drives the browser
 def test_each_page_reads_in_its_language(visits):
-    """No Spanish on an English page, no English on a Spanish one, apart from kept terms: what
-    a page marks as such (code, formulas, italics, quotations, text tagged with its own
-    ``lang``: the language switch, the glossary's column of the other language)."""
+    """No Spanish on an English page, no English on a Spanish one (its text, and the tooltips
+    and labels of what it shows: the theme's too), apart from kept terms: what a page marks as
+    such (code, formulas, italics, quotations, text tagged with its own ``lang``: the language
+    switch, the glossary's column of the other language)."""
     assert _by_page({p: f for p, f in visits.items() if p.split("/")[0] in site.LANGUAGES},
                     lambda f: foreign_sentences(f["lang"], f)) == {}
 
@@ -674,6 +680,7 @@ def test_the_page_checks_catch_what_they_look_for(browser, served, tmp_path_fact
 <pre>{html.escape(line)}</pre><script>console.error("planted");</script>
 <p>Una frase en español con <em>in place</em>, «as it says» y <span lang="en">English</span>.
 But this sentence was never translated.</p>
+<button title="Toggle the sidebar">&lt;</button>
 <div style="width: 4000px">wide</div></main></body></html>""",
                                        encoding="utf-8")
     handler = functools.partial(_Quiet, directory=str(planted))
@@ -695,7 +702,7 @@ But this sentence was never translated.</p>
     assert any("planted" in p for p in facts["problems"])
     assert leaks(facts["text"])
     assert [s.split(" [")[0] for s in foreign_sentences("es", facts)] == [
-        "But this sentence was never translated."]
+        "But this sentence was never translated.", "Toggle the sidebar"]
     assert [o.split(":")[0] for o in facts["overflow"]] == ["html."]
 
 
