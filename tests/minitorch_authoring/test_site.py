@@ -36,6 +36,7 @@ from conftest import english_words
 from minitorch_authoring import nb_i18n, site
 from minitorch_authoring.repository import ROOT
 from minitorch_authoring.stubgen import BEGIN, END
+from minitorch_course.grammar import load_grid
 
 SOLUTIONS = ROOT / "solutions"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -443,17 +444,30 @@ def _by_page(visits: dict, key) -> dict[str, object]:
 QUOTED = re.compile(r"«[^»]*»|“[^”]*”|\"[^\"]*\"")  # a quotation is a mention, not prose
 
 
+@functools.cache
+def grid_words() -> dict[str, frozenset[str]]:
+    """{language: the words of the grammatical grid's forms in it}: the curriculum's data, which
+    a page of the other language names (*has*, not *haves*; *works* / trabaja)."""
+    grid = load_grid()
+    forms = {"en": [*grid.english.ravel(), *grid.persons], "es": [*grid.spanish.ravel()]}
+    return {code: frozenset(w.lower() for f in texts for w in re.findall(r"[^\W\d_]+", str(f)))
+            for code, texts in forms.items()}
+
+
 def foreign_sentences(code: str, facts: dict) -> list[str]:
     """The sentences of a page in ``code`` that hold words of another language: its prose (see
     PAGE_FACTS), its title, the tooltips and labels of what it shows, and its images' text
-    alternatives, quotations left out. Spanish is
-    found by ``nb_i18n.spanish_words`` (what the English labs are checked with), English by
-    ``english_words`` (what the Spanish reports are checked with)."""
+    alternatives, quotations left out. Spanish is found by ``nb_i18n.spanish_words`` (what
+    the English labs are checked with), English by ``english_words`` (what the Spanish
+    reports are checked with). A sentence whose only foreign words are the grid's forms names
+    the data (an untranslated sentence has words the grid lacks: the, of, to, la, una...)."""
     find = nb_i18n.spanish_words if code == "en" else english_words
+    other = grid_words()["es" if code == "en" else "en"]
     text = "\n".join([facts["title"], facts["prose"], *facts["labels"],
                       *((i["alt"] or "") for i in facts["images"])])
     sentences = re.split(r"(?<=[.:;?!])\s+|\n", QUOTED.sub(" ", text))
-    return [f"{_norm(s)[:120]} {find(s)}" for s in sentences if find(s)]
+    return [f"{_norm(s)[:120]} {words}" for s in sentences
+            if (words := [w for w in find(s) if w.lower() not in other])]
 
 
 # ---------------------------------------------------------------- the checks
@@ -679,6 +693,7 @@ def test_the_page_checks_catch_what_they_look_for(browser, served, tmp_path_fact
 <img src="missing.png" alt="a plot"><img src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7">
 <pre>{html.escape(line)}</pre><script>console.error("planted");</script>
 <p>Una frase en español con <em>in place</em>, «as it says» y <span lang="en">English</span>.
+Sus formas: wrote, was, is.
 But this sentence was never translated.</p>
 <button title="Toggle the sidebar">&lt;</button>
 <div style="width: 4000px">wide</div></main></body></html>""",
