@@ -48,6 +48,7 @@ html_favicon = "_static/favicon.svg"
 html_static_path = ["_static"]
 html_css_files = ["site.css"]
 templates_path = ["_templates"]
+locale_dirs = ["locales"]  # staged by the build: Sphinx's messages its own catalog lacks
 html_copy_source = False  # no _sources/: the pages are the site
 html_show_sourcelink = False
 html_last_updated_fmt = None
@@ -57,24 +58,23 @@ def _configure(app, config):
     lang = _site.LANGUAGES[config.language]
     config.html_title = _site.title(lang)
     config.project = config.html_title
+    config.html_theme_options = {**config.html_theme_options,
+                                 "search_bar_text": _site.TEXT[lang.code]["search"]}
 
 
 def _page_context(app, pagename, templatename, context, doctree):
-    """The language switch (same page, other language) and the content's own language."""
+    """The language switch: the same page in each language."""
     here = app.config.language
     up = "../" * (pagename.count("/") + 1)  # from this page to the site root
+    context["site_text"] = _site.TEXT[here]
     context["site_switch_label"] = _site.TEXT[here]["switch"]
     context["site_languages"] = [
         {"code": code, "name": lang.name, "current": code == here,
          "href": f"{up}{code}/{pagename}.html"}
         for code, lang in _site.LANGUAGES.items()]
-    labs_language = _site.LANGUAGES[here].labs_language
-    if pagename.startswith("labs/") and labs_language != here:
-        context["content_language"] = labs_language
-        context["content_note"] = _site.TEXT[here]["other_language"].format(
-            language=_site.TEXT[here]["names"][labs_language])
 
 
 def setup(app):
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _page_context)
+    app.connect("doctree-resolved", _site.mark_language_columns)

@@ -40,6 +40,7 @@ pin_local_constants()
 
 
 import io  # noqa: E402
+import re  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -69,6 +70,24 @@ def run_report(*args: str, mutant: str | None = None) -> tuple[int, str]:
 def report():
     """The progress report, in process: ``report("--op", "add", mutant=NAME) -> (code, text)``."""
     return run_report
+
+
+# ---------------------------------------------------------------- English left in Spanish text
+# English words that no Spanish sentence of the course uses (no "a", "no", "me", "has", ...):
+# what betrays an untranslated sentence in a Spanish report (test_i18n) or page (test_site).
+ENGLISH = frozenset("""
+the is are was were of and with must should your you this that not only every which when where
+then than but for to be by an its it from into got expected missing wrong wrote written cannot
+does did do there their they them here what why how more most less each other some any all
+in on at or as if
+""".split())
+
+
+def english_words(text: str) -> list[str]:
+    """The English words of ``ENGLISH`` in ``text``, whole words only: ``broadcast_to``,
+    ``np.add.at`` and ``x.grad`` are code, ``así`` is one word."""
+    words = {w.lower() for w in re.findall(r"(?<![\w.])[^\W\d_]+(?![\w.(])", text)}
+    return sorted(words & ENGLISH)
 
 
 # ---------------------------------------------------------------- both cores (pytest-xdist)

@@ -3,8 +3,12 @@
 The site is built fresh (both languages, ``sphinx-build -n -W``) into a temporary folder, served
 from 127.0.0.1 and read with Playwright driving Debian's Chromium (``/usr/bin/chromium``;
 Playwright's own browser download does not work here). Every page of both languages is loaded
-once; the tests below judge what each visit recorded. A missing browser FAILS the tests, with
-the command that installs it.
+once, at 1280 x 900 and offline (a request that leaves 127.0.0.1 is a failure); the tests below
+judge what each visit recorded: formulas, images and their text alternatives, links, the
+language switch, the sidebar's reading order, the lab cells' outputs, each page's language,
+nothing wider than its column, solution text, axe-core. One test clicks its way as a reader
+would (root, English, a lab in the sidebar, the switch there and back). A missing browser FAILS
+the tests, with the command that installs it.
 
 What must never appear on a page is derived from ``solutions/``: the fenced lines of
 ``solutions/tensor.py`` that no student material publishes, the lines nbgrader strips from the
@@ -27,10 +31,12 @@ from pathlib import Path
 from urllib.parse import urldefrag, urlsplit
 
 import pytest
+from conftest import english_words
 
-from minitorch_authoring import site
+from minitorch_authoring import nb_i18n, site
 from minitorch_authoring.repository import ROOT
 from minitorch_authoring.stubgen import BEGIN, END
+from minitorch_course.grammar import load_grid
 
 SOLUTIONS = ROOT / "solutions"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -309,8 +315,30 @@ PAGE_FACTS = r"""async () => {
     const text = node.textContent;
     if (/\$[^$\s][^$]*\$|\$\$|\\[a-zA-Z]{2,}|\\\(|\\\[/.test(text)) raw.push(text.trim().slice(0, 120));
   }
+  // the page's prose: not code, formulas, what it sets as a mention (italics, a title, a
+  // quotation) or what it tags with another language than its own
+  const here = document.documentElement.lang;
+  const mention = code + ', kbd, em, i, cite, q';
+  const prose = [];
+  const all = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (all.nextNode()) {
+    const parent = all.currentNode.parentElement;
+    if (parent.closest(mention) || parent.closest('[lang]').lang !== here) continue;
+    prose.push(all.currentNode.textContent);
+  }
   return {
     lang: document.documentElement.lang,
+    title: document.title,
+    prose: prose.join(''),
+    labels: [...document.querySelectorAll('[title], [aria-label], [placeholder]')]  // shown
+        .filter(e => e.checkVisibility() && e.closest('[lang]').lang === here)
+        .flatMap(e => ['title', 'aria-label', 'placeholder'].map(a => e.getAttribute(a)))
+        .filter(Boolean),
+    overflow: ['html', '.bd-sidebar-primary', '.bd-sidebar-secondary', '.bd-article']
+        .flatMap(s => [...document.querySelectorAll(s)])
+        .filter(e => e.scrollWidth > e.clientWidth + 1)
+        .map(e => `${e.tagName.toLowerCase()}.${e.classList[0] || ''}: ${e.scrollWidth} > ${e.clientWidth}`),
+    outputs: [...main.querySelectorAll('div.cell')].map(c => !!c.querySelector('.cell_output')),
     math: document.querySelectorAll('.math').length,
     untypeset: [...document.querySelectorAll('.math')]
         .filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 80)),
@@ -413,6 +441,35 @@ def _by_page(visits: dict, key) -> dict[str, object]:
     return {path: v for path, facts in visits.items() if (v := key(facts))}
 
 
+QUOTED = re.compile(r"«[^»]*»|“[^”]*”|\"[^\"]*\"")  # a quotation is a mention, not prose
+
+
+@functools.cache
+def grid_words() -> dict[str, frozenset[str]]:
+    """{language: the words of the grammatical grid's forms in it}: the curriculum's data, which
+    a page of the other language names (*has*, not *haves*; *works* / trabaja)."""
+    grid = load_grid()
+    forms = {"en": [*grid.english.ravel(), *grid.persons], "es": [*grid.spanish.ravel()]}
+    return {code: frozenset(w.lower() for f in texts for w in re.findall(r"[^\W\d_]+", str(f)))
+            for code, texts in forms.items()}
+
+
+def foreign_sentences(code: str, facts: dict) -> list[str]:
+    """The sentences of a page in ``code`` that hold words of another language: its prose (see
+    PAGE_FACTS), its title, the tooltips and labels of what it shows, and its images' text
+    alternatives, quotations left out. Spanish is found by ``nb_i18n.spanish_words`` (what
+    the English labs are checked with), English by ``english_words`` (what the Spanish
+    reports are checked with). A sentence whose only foreign words are the grid's forms names
+    the data (an untranslated sentence has words the grid lacks: the, of, to, la, una...)."""
+    find = nb_i18n.spanish_words if code == "en" else english_words
+    other = grid_words()["es" if code == "en" else "en"]
+    text = "\n".join([facts["title"], facts["prose"], *facts["labels"],
+                      *((i["alt"] or "") for i in facts["images"])])
+    sentences = re.split(r"(?<=[.:;?!])\s+|\n", QUOTED.sub(" ", text))
+    return [f"{_norm(s)[:120]} {words}" for s in sentences
+            if (words := [w for w in find(s) if w.lower() not in other])]
+
+
 # ---------------------------------------------------------------- the checks
 @pytest.mark.slow  # builds the site or drives the browser
 def test_the_site_is_built_strictly_in_both_languages(built):
@@ -482,15 +539,71 @@ def test_the_language_switch_lands_on_the_same_page_and_back(visits, served):
             assert visits[target]["switch"][code] == served + path, f"{target} -> {path}"
 
 
+def _lab_title(notebook: Path) -> str:
+    """A lab's title as its page shows it: the first heading of its first Markdown cell."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    first = next(c for c in cells if c["cell_type"] == "markdown")
+    return site._plain(site.HEADING.findall("".join(first["source"]))[0])
+
+
 @pytest.mark.slow  # builds the site or drives the browser
-def test_clicking_the_switch_changes_the_language(browser, served):
-    page = browser.new_page()
-    page.goto(served + "es/glossary.html")
-    page.click(".site-lang-switch a[hreflang=en]")
-    page.wait_for_load_state()
-    assert page.url == served + "en/glossary.html"
-    assert page.evaluate("document.documentElement.lang") == "en"
-    page.close()
+def test_a_reader_clicks_from_the_root_to_an_english_lab_and_switches_language(browser, served):
+    """As a reader would: on the root page, "English"; in the sidebar, the first lab by its
+    title; on the lab, the switch to Spanish and back. Every click lands on that lab, in the
+    language clicked, with its title."""
+    english, spanish = (site.lab_sources(site.LANGUAGES[code])[0][1] for code in ("en", "es"))
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(served)
+        page.get_by_role("link", name=re.compile("^English")).click()
+        page.wait_for_load_state()
+        assert page.url == served + "en/index.html"
+        sidebar = page.get_by_role("navigation", name=site.TEXT["en"]["navigation"])
+        sidebar.get_by_role("link", name=_lab_title(english), exact=True).click()
+        page.wait_for_load_state()
+        for code, notebook in (("en", english), ("es", spanish), ("en", english)):
+            if code != page.evaluate("document.documentElement.lang"):
+                page.locator(".site-lang-switch").get_by_role("link", name=site.LANGUAGES[
+                    code].name).click()
+                page.wait_for_load_state()
+            assert page.url == f"{served}{code}/labs/{notebook.stem}.html"
+            assert page.evaluate("document.documentElement.lang") == code
+            heading = page.locator("main h1").first.inner_text()
+            assert _norm(heading.replace("#", "")) == _lab_title(notebook), code
+    finally:
+        page.close()
+
+
+@pytest.mark.slow  # builds the site or drives the browser
+def test_lab_pages_show_demo_outputs_and_empty_learner_cells(visits):
+    """Read in the browser: each lab page, in each language, shows an output under exactly the
+    code cells whose site variant has one (the demo cells), none under the learner's cells."""
+    shown = {True: 0, False: 0}
+    for code, lang in site.LANGUAGES.items():
+        for instructor, student in site.lab_sources(lang):
+            cells = site.site_notebook(instructor, student)["cells"]
+            expected = [bool(c["outputs"]) for c in cells if c["cell_type"] == "code"]
+            assert visits[f"{code}/labs/{student.stem}.html"]["outputs"] == expected, \
+                f"{code}/{student.name}"
+            shown.update({v: shown[v] + expected.count(v) for v in shown})
+    assert shown[True] and shown[False]
+
+
+@pytest.mark.slow  # builds the site or drives the browser
+def test_each_page_reads_in_its_language(visits):
+    """No Spanish on an English page, no English on a Spanish one (its text, and the tooltips
+    and labels of what it shows: the theme's too), apart from kept terms: what a page marks as
+    such (code, formulas, italics, quotations, text tagged with its own ``lang``: the language
+    switch, the glossary's column of the other language)."""
+    assert _by_page({p: f for p, f in visits.items() if p.split("/")[0] in site.LANGUAGES},
+                    lambda f: foreign_sentences(f["lang"], f)) == {}
+
+
+@pytest.mark.slow  # builds the site or drives the browser
+def test_nothing_overflows_the_window_or_its_column(visits):
+    """At 1280 px, no page scrolls sideways and no sidebar or article is wider than its
+    column (a long inline code in a heading once pushed the contents past the edge)."""
+    assert _by_page(visits, lambda f: f["overflow"]) == {}
 
 
 def _map_order(lang: site.Language) -> list[str]:
@@ -564,8 +677,9 @@ def test_no_serious_accessibility_violation(visits):
 @pytest.mark.slow  # builds the site or drives the browser
 def test_the_page_checks_catch_what_they_look_for(browser, served, tmp_path_factory):
     """A planted page: raw TeX, a TeX error, an image that does not load and one without
-    alt, a missing script, one from a CDN, a console error and a solution line; each check
-    reports it."""
+    alt, a missing script, one from a CDN, a console error, a solution line, an English
+    sentence on a Spanish page (beside kept terms) and a block wider than the window; each
+    check reports it, and only it."""
     planted = tmp_path_factory.mktemp("planted")
     line = next(s for s, origin in solution_strings().items() if origin == "solutions/tensor.py")
     mathjax = site.CACHE / "npm" / "node_modules" / "mathjax" / "es5" / site.MATHJAX_ENTRY
@@ -574,10 +688,15 @@ def test_the_page_checks_catch_what_they_look_for(browser, served, tmp_path_fact
 <script>window.MathJax = {{options: {{processHtmlClass: 'math', ignoreHtmlClass: 'document'}}}};</script>
 <script src="mathjax.js"></script><script src="missing.js"></script>
 <script src="https://cdn.example.invalid/tex-chtml.js"></script></head>
-<body class="document"><main><p>Raw $x^2$ here, and \\frac{{a}}{{b}}.</p>
+<body class="document"><main><p>Crudo: $x^2$ aquí, y \\frac{{a}}{{b}}.</p>
 <p class="math">\\(\\frac{{a}}\\)</p>
 <img src="missing.png" alt="a plot"><img src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7">
-<pre>{html.escape(line)}</pre><script>console.error("planted");</script></main></body></html>""",
+<pre>{html.escape(line)}</pre><script>console.error("planted");</script>
+<p>Una frase en español con <em>in place</em>, «as it says» y <span lang="en">English</span>.
+Sus formas: wrote, was, is.
+But this sentence was never translated.</p>
+<button title="Toggle the sidebar">&lt;</button>
+<div style="width: 4000px">wide</div></main></body></html>""",
                                        encoding="utf-8")
     handler = functools.partial(_Quiet, directory=str(planted))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -597,6 +716,9 @@ def test_the_page_checks_catch_what_they_look_for(browser, served, tmp_path_fact
                facts["problems"])
     assert any("planted" in p for p in facts["problems"])
     assert leaks(facts["text"])
+    assert [s.split(" [")[0] for s in foreign_sentences("es", facts)] == [
+        "But this sentence was never translated.", "Toggle the sidebar"]
+    assert [o.split(":")[0] for o in facts["overflow"]] == ["html."]
 
 
 # ---------------------------------------------------------------- the builder's parts
@@ -610,8 +732,9 @@ def _pair(tmp_path: Path, name: str = "06-extension-silu.ipynb") -> tuple[Path, 
     return inst, stud
 
 
-def test_a_lab_page_shows_demo_outputs_and_empty_learner_cells():
-    for instructor, student in site.lab_sources(site.LANGUAGES["es"]):
+@pytest.mark.parametrize("code", site.LANGUAGES)
+def test_a_lab_page_shows_demo_outputs_and_empty_learner_cells(code):
+    for instructor, student in site.lab_sources(site.LANGUAGES[code]):
         page = site.site_notebook(instructor, student)
         rendered = json.loads(instructor.read_text(encoding="utf-8"))["cells"]
         released = json.loads(student.read_text(encoding="utf-8"))["cells"]
@@ -694,8 +817,7 @@ def test_the_strict_build_fails_on_a_broken_link_and_a_page_off_the_map(tmp_path
                                     encoding="utf-8")
     (theory / "G.md").write_text("# Glosario\n", encoding="utf-8")
     (theory / "01-orphan.md").write_text("# 01 — Sin mapa\n", encoding="utf-8")
-    lang = site.Language("es", "Español", theory, "README.md", "G.md", inst.parent, stud.parent,
-                         "es")
+    lang = site.Language("es", "Español", theory, "README.md", "G.md", inst.parent, stud.parent)
     with pytest.raises(site.SiteError) as failed:
         site.build(tmp_path / "out", cache=tmp_path / "cache", npm_cache=site.CACHE / "npm",
                    languages={"es": lang})
