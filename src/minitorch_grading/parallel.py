@@ -182,8 +182,7 @@ def grade_job(kit: Kit, task: Task) -> JobResult:
                 start = time.monotonic()
                 rec = record.grade_submission(ctx.taken[task.student], task.student, plan_,
                                               record.WALL, record.BUDGET, task.unsafe)
-                record._record_one(staging, rec, {task.student: set(out.manual)}, 1, 1,
-                                   log=lambda *_: None)
+                record.write_record(staging, rec, out.manual)
                 took = time.monotonic() - start
                 out.parts["record"] = round(took - rec.tests_seconds, 1)
                 out.parts["tests"] = rec.tests_seconds
