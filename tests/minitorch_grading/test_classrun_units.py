@@ -159,9 +159,11 @@ def test_progress_lines_say_done_running_failed_elapsed_eta_and_parts():
     assert lines[2].startswith("[2/3] bea: failed; running 2, failed 1")
 
 
-def test_the_report_gives_time_by_part_and_the_kernels_cpu_share():
-    outcomes = [classrun.Outcome("ana", spent=30.0, parts={"nbgrader": 20, "record": 6}),
-                classrun.Outcome("bea", spent=10.0, parts={"nbgrader": 9})]
+def test_the_report_gives_time_by_part_and_the_cpu_share():
+    outcomes = [classrun.Outcome("ana", spent=30.0, cpu=34.0, parts={"nbgrader": 20, "record": 6}),
+                classrun.Outcome("bea", spent=10.0, cpu=14.0, parts={"nbgrader": 9})]
     text = classrun.report_text(outcomes, 60.0, 40.0, cores=2)
-    assert "2 at a time, kernels' CPU 40 s = 50% of 2 x the wall time" in text
-    assert "ana: no score in 26 s (nbgrader 20 s, record 6 s; 30 s CPU of the budget)" in text
+    assert ("2 at a time, CPU 48 s = 60% of 2 x the wall time, the kernels' 40 s of it on the "
+            "budget") in text
+    assert ("ana: no score in 26 s (nbgrader 20 s, record 6 s; 34 s CPU, 30 s of it on the "
+            "budget)") in text
