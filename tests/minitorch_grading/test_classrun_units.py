@@ -167,3 +167,19 @@ def test_the_report_gives_time_by_part_and_the_cpu_share():
             "budget") in text
     assert ("ana: no score in 26 s (nbgrader 20 s, record 6 s; 34 s CPU, 30 s of it on the "
             "budget)") in text
+
+
+def test_without_dask_the_parallel_run_says_what_to_install(monkeypatch, tmp_path):
+    """Dask is the instructor's `grading` extra, not in a learner's installation: the class
+    run stops with the install command and the serial alternative, before anything runs."""
+    import sys
+
+    from minitorch_grading import parallel
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed: ImportError
+    for call in (lambda: parallel.autograde(tmp_path, 60.0, "*", False, 1, False, None, 2),
+                 lambda: parallel.class_run(tmp_path)):
+        with pytest.raises(SystemExit) as stop:
+            call()
+        text = str(stop.value)
+        assert "'.[course,grading]'" in text and "--serial" in text, text
