@@ -118,6 +118,9 @@ pid = os.fork()
 if pid == 0:
     try:
         os.setpgid(0, 0)
+        for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ"):  # as subprocess's restore_signals
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), signal.SIG_DFL)
         os.execv(argv[0], argv)
     finally:
         os._exit(127)

@@ -102,7 +102,7 @@ def test_limits_on_file_size_and_cpu(job):
     assert time.monotonic() - start < 30
 
 
-@pytest.mark.parametrize("wall", [60.0, 3.0], ids=["ends", "killed"])
+@pytest.mark.parametrize("wall", [60.0, 6.0], ids=["ends", "killed"])
 def test_the_jobs_cpu_time_is_measured_from_outside(job, wall):
     """``Result.cpu`` holds the CPU time of every process the job ran (here a parent and a
     child, each spinning and printing its own CPU time), whether it ends or is killed at its
@@ -111,13 +111,12 @@ def test_the_jobs_cpu_time_is_measured_from_outside(job, wall):
     result = _python(job, f"""
         import os, time
         child = os.fork()
-        stop = time.monotonic() + 1.5
-        while True:  # 1.5 s of wall time each, then until killed ("killed") or done
-            if time.monotonic() > stop:
+        shown = 0.0
+        while {wall > 10} and time.process_time() < 0.5 or {wall < 10}:  # killed: spins on
+            if time.monotonic() > shown:
                 print(os.getpid(), round(time.process_time(), 2), flush=True)
-                stop += 0.2
-                if {wall > 10}:
-                    break
+                shown = time.monotonic() + 0.1
+        print(os.getpid(), round(time.process_time(), 2), flush=True)
         if child:
             os.waitpid(child, 0)
         """, limits=sandbox.Limits(wall=wall))
@@ -126,7 +125,9 @@ def test_the_jobs_cpu_time_is_measured_from_outside(job, wall):
         pid, cpu = line.split()
         spun[pid] = float(cpu)  # the last line of each process: its CPU time by then
     assert len(spun) == 2 and result.timed_out == (wall < 10), (result, spun)
-    assert result.cpu >= sum(spun.values()) > 0.1, (result.cpu, spun)
+    if wall > 10:
+        assert min(spun.values()) >= 0.5
+    assert result.cpu >= sum(spun.values()) > 0, (result.cpu, spun)
     assert result.cpu < sum(spun.values()) + 5.0  # its own: no more than start-ups beside
 
 
