@@ -17,6 +17,9 @@ endif
 ENV_DIR ?= $(CURDIR)/$(VENV)
 BIN := $(ENV_DIR)/bin
 STAMP := $(ENV_DIR)/.minitorch-fase08-installed
+# The instructor's grading tools (pyproject's `grading` extra: Dask, for the class run in
+# parallel), installed by the targets that grade a class or test that they do, never by `make lab`.
+GRADING_STAMP := $(ENV_DIR)/.minitorch-fase08-grading
 PORT ?= 8888
 OP ?=
 # Deterministic outputs: nbval compares the notebooks' committed outputs, so sets and hashes
@@ -65,6 +68,11 @@ endif
 	$(BIN)/python -m pip install --quiet -e '.[course,test,bench,site]'
 	touch $@
 
+# the extra's requirements by name (read from pyproject.toml): not a second editable install
+$(GRADING_STAMP): pyproject.toml | $(STAMP)
+	$(BIN)/python -m pip install --quiet $$($(BIN)/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["grading"])')
+	touch $@
+
 venv: $(STAMP) $(COMPILED)  ## install everything (torch==2.13.0 included) in .venv, or in the active environment
 
 %.mo: %.po | $(STAMP)
@@ -82,10 +90,10 @@ check: $(STAMP) $(COMPILED)  ## learner: your progress, every course check on YO
 	status=$$?; \
 	[ -z "$(STRICT)" ] || exit $$status
 
-test: $(STAMP) $(COMPILED)  ## maintainers: ruff, stub and notebook checks, every suite on the reference (JOBS=0: one core)
+test: $(STAMP) $(COMPILED) $(GRADING_STAMP)  ## maintainers: ruff, stub and notebook checks, every suite on the reference (JOBS=0: one core)
 	@$(SRC) $(BIN)/python -m minitorch_authoring.selftest $(MAKE) --no-print-directory suites BIN=$(BIN)
 
-quick: $(STAMP) $(COMPILED)  ## maintainers: the fast tier of make test: no notebooks, nbgrader, class runs, site, catalog sweeps
+quick: $(STAMP) $(COMPILED) $(GRADING_STAMP)  ## maintainers: the fast tier of make test: no notebooks, nbgrader, class runs, site, catalog sweeps
 	@$(SRC) $(BIN)/python -m minitorch_authoring.selftest $(MAKE) --no-print-directory suites BIN=$(BIN) QUICK=1
 
 # pytest on every core (pytest-xdist), a test module whole on one worker; tests/conftest.py hands
@@ -142,7 +150,7 @@ mlp-grid: $(STAMP)  ## maintainers: linear vs MLP on the grammatical grid's task
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python benchmarks/mlp_grid.py
 
 .PHONY: class-bench
-class-bench: $(STAMP)  ## grade a class of 40 generated submissions serially and in parallel (Dask), and the scaling table
+class-bench: $(STAMP) $(GRADING_STAMP)  ## grade a class of 40 generated submissions serially and in parallel (Dask), and the scaling table
 	$(SRC) $(BIN)/python benchmarks/class_run.py $(if $(LEARNERS),--learners $(LEARNERS)) \
 	    $(if $(WORKERS),--workers $(WORKERS)) $(if $(MODES),--modes $(MODES))
 

@@ -201,13 +201,14 @@ def mlp_file(which: str) -> Path:
     return Path(minitorch.__file__).with_name("mlp.py")
 
 
-CACHE_ENV = "MINITORCH_CACHE"  # a folder; default ~/.cache/minitorch-fase08
+CACHE_ENV = oracle_cache.ENV  # a folder, or "off"; oracle_cache.default_folder's rule
 
 
-def _cache_file() -> Path:
-    base = os.environ.get(CACHE_ENV) or Path(os.environ.get("XDG_CACHE_HOME")
-                                            or Path.home() / ".cache") / "minitorch-fase08"
-    return Path(base) / "mlp-checks.json"
+def _cache_file() -> Path | None:
+    """Where the MLP checks' last result is kept: in torch's answers' folder
+    (``oracle_cache.default_folder``); None when ``MINITORCH_CACHE`` turns the cache off."""
+    folder = oracle_cache.default_folder()
+    return None if folder is None else folder / "mlp-checks.json"
 
 
 def run_mlp(path: Path, impl, seeds: tuple[int, ...]) -> list:
@@ -224,7 +225,7 @@ def run_mlp(path: Path, impl, seeds: tuple[int, ...]) -> list:
     key = hashlib.sha256(b"\0".join(parts)).hexdigest()
     cache = _cache_file()
     try:
-        stored = json.loads(cache.read_text(encoding="utf-8"))
+        stored = json.loads(cache.read_text(encoding="utf-8")) if cache else {}
     except (OSError, ValueError):
         stored = {}
     if engine and key in stored:
@@ -239,7 +240,7 @@ def run_mlp(path: Path, impl, seeds: tuple[int, ...]) -> list:
             findings = [error, mlp_checks.Finding(**{**asdict(error), "check": "accuracy"})]
         else:
             findings = mlp_checks.check_all(module, seeds)
-    if engine:  # an implementation made from source text has no file to hash
+    if engine and cache:  # an implementation made from source text has no file to hash
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
             stored = {key: [asdict(f) for f in findings]}  # the last run only

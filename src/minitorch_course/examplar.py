@@ -415,6 +415,26 @@ def _scrub() -> None:
     gc.freeze()  # as preload left it: collections skip the preloaded heap
 
 
+def _shadowing_modules(folder: str) -> list[str]:
+    """The modules in ``sys.modules`` under a name pytest gives a test file of ``folder``.
+
+    pytest's importlib mode returns a module already imported under the name it computes for a
+    test file (its stem, or its dotted path in a package) instead of importing the file. A
+    grading process that holds another ``test_gradcheck`` (an xdist worker collects the
+    course's tests/minitorch/test_gradcheck.py; a kernel that imported one) would then run
+    THAT module's tests against every implementation, never the learner's."""
+    base = Path(folder).parent
+    names: set[str] = set()
+    for path in Path(folder).rglob("*.py"):
+        if not (path.name.startswith("test_") or path.name in ("conftest.py", "__init__.py")):
+            continue
+        parts = path.relative_to(base).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names.update(".".join(parts[i:]) for i in range(len(parts)))
+    return sorted(name for name in names if name in sys.modules)
+
+
 def _child(impl: Impl, args: list[str], rootdir: str, out: str, max_examples: int,
            workdir: str) -> None:
     """In the forked process: copy the tests to ``workdir`` (a run cannot leave anything for
@@ -472,6 +492,8 @@ def _child(impl: Impl, args: list[str], rootdir: str, out: str, max_examples: in
 
         from minitorch_course import runner
 
+        for name in _shadowing_modules(copy):  # the learner's files, not another module
+            del sys.modules[name]
         module = _load_module(impl)
         del impl
         _scrub()

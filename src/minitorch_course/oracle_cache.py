@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+ENV = "MINITORCH_CACHE"  # the report's cache folder, or one of OFF (also lab 05's MLP checks)
 OFF = ("off", "0", "no", "")
 KEEP = 4000  # answers per row file; past that, only the last run's are kept (shrinking adds some)
 Answer = tuple[np.ndarray, "list[np.ndarray | None] | None"]
@@ -43,7 +44,7 @@ Answer = tuple[np.ndarray, "list[np.ndarray | None] | None"]
 
 def default_folder() -> Path | None:
     """The folder ``MINITORCH_CACHE`` names, or the user's cache folder; None when turned off."""
-    chosen = os.environ.get("MINITORCH_CACHE")
+    chosen = os.environ.get(ENV)
     if chosen is not None:
         return None if chosen.strip().lower() in OFF else Path(chosen).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"

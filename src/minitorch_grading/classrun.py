@@ -197,14 +197,6 @@ STOPPED = re.compile(r"time budget: \S* stopped at (\S+)")  # nbgrader_ext.STOPP
 DIED = re.compile(r"kernel died: \S* in (\S+)/(.+)$", re.M)  # nbgrader_ext.DIED_LOG
 
 
-def _children_cpu() -> float:
-    """CPU seconds of this process's finished child processes (and theirs: the kernels)."""
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 class Context:
     """What one class run's jobs share: the course directory, the jobs' setup (template
     gradebook, configuration: ``nbgrader_job.Setup``) and the learners' snapshots, in a folder
@@ -225,9 +217,11 @@ class Context:
 
 
 def _run(ctx: Context, box: Job, student: str, budget: float,
-         notebook: str | None = None, clock: Clock | None = None) -> tuple[int, str]:
+         notebook: str | None = None, clock: Clock | None = None) -> tuple[int, str, float]:
     """``nbgrader autograde`` of one learner in their job; ``budget`` <= 0: no time left (not:
-    no budget). Past ``clock.kill_at`` the job is killed: exit code -9 and a line saying so."""
+    no budget). Past ``clock.kill_at`` the job is killed: exit code -9 and a line saying so.
+    Returns the exit code, the log and the CPU seconds of the whole job (``Result.cpu``:
+    nbgrader and its kernels, measured from outside the sandbox)."""
     clock = clock or Clock()
     left = max(budget, 0.001) if budget != NO_BUDGET else 0  # 0 means none to nbgrader_ext
     args = [f"--BudgetedExecute.budget={left:g}"]
@@ -240,8 +234,8 @@ def _run(ctx: Context, box: Job, student: str, budget: float,
     log = (result.stdout + result.stderr).decode("utf-8", "replace")
     if result.timed_out:
         log += f"\nERROR killed: the submission's time ran out ({KILLED})\n"
-        return -9, log
-    return result.returncode, log
+        return -9, log, result.cpu
+    return result.returncode, log, result.cpu
 
 
 NO_WALL = 24 * 3600.0  # --budget 0: the job still ends some day
@@ -255,7 +249,7 @@ def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
     notebooks run in the OS sandbox on a copy of that snapshot; what comes back is checked
     and written to the gradebook here (``nbgrader_job.import_results``)."""
     course_dir = ctx.course_dir
-    start, cpu = time.monotonic(), _children_cpu()
+    start = time.monotonic()
     out = Outcome(student)
     folder = course_dir / "submitted" / student / course.ASSIGNMENT
     if not folder.is_dir():
@@ -288,7 +282,8 @@ def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
     if gradable:  # one nbgrader run, without the notebooks it stops at
         with nbgrader_job.new_job(ctx.setup, snap, student, list(out.manual),
                                   ctx.unsafe) as box:
-            code, log = _run(ctx, box, student, budget, clock=clock)
+            code, log, cpu = _run(ctx, box, student, budget, clock=clock)
+            out.cpu += cpu
             out.spent = spent(log)
             out.stopped = bool(STOPPED.search(log))
             _kernel_died(log, out)
@@ -306,7 +301,7 @@ def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
     out.timed_out, out.stopped_at = timed_out_cells(course_dir, student)
     out.scores = notebook_scores(course_dir, student)
     out.seconds = round(time.monotonic() - start, 1)
-    out.cpu = round(_children_cpu() - cpu, 1)
+    out.cpu = round(out.cpu, 1)
     graded = [n for n in present if n not in out.manual]
     if out.manual and graded:
         out.status = "partly graded"
@@ -328,7 +323,8 @@ def _grade_notebooks(ctx: Context, box: Job, student: str, names: list[str], out
         if out.killed:
             out.manual[name] = f"not graded: {KILLED}"
             continue
-        code, log = _run(ctx, box, student, left, notebook=name, clock=clock)
+        code, log, cpu = _run(ctx, box, student, left, notebook=name, clock=clock)
+        out.cpu += cpu
         out.spent += spent(log)
         out.stopped = out.stopped or bool(STOPPED.search(log))
         _kernel_died(log, out)
@@ -432,9 +428,10 @@ def report_text(outcomes: list[Outcome], budget: float, seconds: float, cores: i
 
     by = {s: [o for o in outcomes if o.status == s]
           for s in ("graded", "partly graded", "skipped", "failed")}
-    cpu = sum(o.spent for o in outcomes)  # the kernels' CPU time (the budget's clock)
-    use = f", kernels' CPU {cpu:.0f} s = {cpu / max(seconds * cores, 1e-9):.0%} of " \
-        f"{cores} x the wall time" if seconds else ""
+    cpu = sum(o.cpu for o in outcomes)  # nbgrader's jobs, kernels included (rusage)
+    clock = sum(o.spent for o in outcomes)  # the kernels' CPU time (the budget's clock)
+    use = f", CPU {cpu:.0f} s = {cpu / max(seconds * cores, 1e-9):.0%} of {cores} x the " \
+        f"wall time, the kernels' {clock:.0f} s of it on the budget" if seconds else ""
     lines = [f"Class run of {course.ASSIGNMENT}: {len(outcomes)} submissions in {seconds:.0f} s "
              f"(budget {budget:g} s each; {cores} at a time{use})", ""]
     lines.append(f"Graded ({len(by['graded']) + len(by['partly graded'])}):")
@@ -444,7 +441,7 @@ def report_text(outcomes: list[Outcome], budget: float, seconds: float, cores: i
         took = sum(o.parts.values()) if o.parts else o.seconds
         lines.append(f"  {o.student}: {total(o)} in {took:.0f} s "
                      + (f"({parts}; " if parts else "(")
-                     + f"{o.spent:.0f} s CPU of the budget){note}")
+                     + f"{o.cpu:.0f} s CPU, {o.spent:.0f} s of it on the budget){note}")
     if by["skipped"]:
         lines.append(f"Already autograded, skipped ({len(by['skipped'])}; --force regrades):")
         lines += [f"  {o.student}: {total(o)}" for o in by["skipped"]]

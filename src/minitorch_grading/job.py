@@ -117,18 +117,20 @@ class Job:
         if not self.unsafe:
             return sandbox.run(argv, self.folder, read_only=read_only, env=env, limits=limits,
                                stdin=stdin, cwd=self.path(cwd), hide=[str(h) for h in hide or []])
-        start = time.monotonic()
+        start, cpu = time.monotonic(), _children_cpu()
         env = {"PATH": "/usr/bin:/bin", "HOME": self.root, "LANG": "C.UTF-8",
                **sandbox.ONE_THREAD, **(env or {})}
-        try:
+        try:  # no reaper here: an orphaned kernel must see its parent die and exit
             proc = subprocess.run(argv, input=stdin, capture_output=True, env=env,
                                   cwd=self.path(cwd), timeout=limits.wall,
                                   start_new_session=True, preexec_fn=sandbox._limiter(limits))
             return sandbox.Result(proc.returncode, proc.stdout, proc.stderr,
-                                  round(time.monotonic() - start, 2), False, argv)
+                                  round(time.monotonic() - start, 2), False, argv,
+                                  round(_children_cpu() - cpu, 2))
         except subprocess.TimeoutExpired as err:
             return sandbox.Result(-9, err.stdout or b"", err.stderr or b"",
-                                  round(time.monotonic() - start, 2), True, argv)
+                                  round(time.monotonic() - start, 2), True, argv,
+                                  round(_children_cpu() - cpu, 2))
 
     def read(self, rel: str, max_bytes: int = 64 * 2**20) -> bytes | None:
         """The bytes of a regular file the job left at ``rel`` (None: absent, a link, a
@@ -175,3 +177,11 @@ class Job:
 def python() -> str:
     """The interpreter a job's Python commands run (this environment's)."""
     return sys.executable
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished (waited for) children, and theirs."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime

@@ -21,9 +21,10 @@ only: Dask's scheduler reschedules it on another worker up to ``allowed-failures
 then raises ``KilledWorker`` for that task, which is reported as the learner's failure. A job
 that loops is ended by its own sandbox's wall-clock limit (3 x the budget; ``classrun``).
 
-The workers must have this package and its ``course`` extra installed (the same Python
-environment: nbgrader, torch, numpy, distributed), and bubblewrap (``make system-deps``);
-docs/INSTRUCTOR.md, "The class run in parallel".
+The workers must have this package with its ``course`` and ``grading`` extras installed (the
+same Python environment: nbgrader, torch, numpy, distributed), and bubblewrap (``make
+system-deps``); docs/INSTRUCTOR.md, "The class run in parallel". A learner's installation has
+no Dask (``grading`` is the instructor's extra): :func:`require_dask` says what to install.
 """
 
 from __future__ import annotations
@@ -45,6 +46,18 @@ from minitorch_grading.classrun import Outcome
 from minitorch_grading.job import SKIPPED, SubmissionTooLarge, snapshot
 
 GRADED = ("graded", "partly graded")
+INSTALL = ("python -m pip install -e '.[course,grading]' in the course repository (`make "
+           "class-bench` and `make test` install it)")
+
+
+def require_dask() -> None:
+    """Stop with what to install when Dask distributed is missing (the ``grading`` extra)."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError as err:
+        raise SystemExit(f"the class run in parallel needs Dask distributed ({err}): install "
+                         f"the instructor's `grading` extra: {INSTALL}; or grade one learner "
+                         "after another without it: classrun autograde --serial") from None
 
 
 # ---------------------------------------------------------------- what moves to the workers
@@ -182,8 +195,7 @@ def grade_job(kit: Kit, task: Task) -> JobResult:
                 start = time.monotonic()
                 rec = record.grade_submission(ctx.taken[task.student], task.student, plan_,
                                               record.WALL, record.BUDGET, task.unsafe)
-                record._record_one(staging, rec, {task.student: set(out.manual)}, 1, 1,
-                                   log=lambda *_: None)
+                record.write_record(staging, rec, out.manual)
                 took = time.monotonic() - start
                 out.parts["record"] = round(took - rec.tests_seconds, 1)
                 out.parts["tests"] = rec.tests_seconds
@@ -292,6 +304,7 @@ def class_run(course_dir: Path, budget: float = classrun.BUDGET, pattern: str = 
     address; else a local one of ``workers`` processes) and merge the results here in
     learner-id order. ``progress``: a :class:`minitorch_grading.progress.Progress` (default: a
     bar on a terminal, plain lines otherwise)."""
+    require_dask()
     from distributed import Client
 
     from minitorch_grading import progress as progress_mod
@@ -384,6 +397,7 @@ def autograde(course_dir: Path, budget: float, pattern: str, force: bool, seed: 
     serial path writes them."""
     from minitorch_grading import record
 
+    require_dask()  # before anything else: the fix, not a traceback
     course_dir = course_dir.expanduser().resolve()
     if not unsafe and not scheduler:
         try:

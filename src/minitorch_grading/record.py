@@ -44,6 +44,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -1213,7 +1214,11 @@ def record_class(course_dir: Path, students: list[str] | None = None, seed: int 
             folder = (snapshots or {}).get(student) or _snapshot(
                 submitted / student / course.ASSIGNMENT, Path(taken) / student)
             rec = grade_submission(folder, student, plan_, WALL, budget, unsafe)
-            _record_one(course_dir, rec, skip, i, len(names), log)
+            write_record(course_dir, rec, (skip or {}).get(student, ()))
+            got, most = rec.total
+            log(f"[{i}/{len(names)}] {student}: record {got:g}/{most:g} in {rec.seconds:.0f} s"
+                + (f" (the tests' job {rec.tests_seconds:.0f} s)" if rec.tests_seconds else "")
+                + (f"; FLAGGED: {'; '.join(rec.flags)}" if rec.flags else ""))
             records.append(rec)
     path = write_report(course_dir, seed, records, time.monotonic() - start)
     return seed, records, path
@@ -1232,19 +1237,15 @@ def _snapshot(folder: Path, dest: Path) -> Path:
     return dest
 
 
-def _record_one(course_dir: Path, rec: Record, skip: dict[str, set[str]] | None, i: int,
-                count: int, log) -> None:
-    """Write one learner's record into the gradebook and the feedback, and say it."""
-    student = rec.student
-    for notebook in (skip or {}).get(student, set()):
+def write_record(course_dir: Path, rec: Record, manual: Iterable[str] = ()) -> None:
+    """One learner's scores of record written into ``course_dir``: its gradebook's cells and
+    the feedback cells of its autograded notebooks. The notebooks in ``manual`` (flagged for
+    a human by the class run) are left alone; a course without a gradebook gets nothing."""
+    for notebook in manual:
         rec.cells.pop(notebook, None)
     if (course_dir / "gradebook.db").is_file():
         rec.flags += write_gradebook(course_dir, rec)
         annotate_feedback(course_dir, rec)
-    got, most = rec.total
-    log(f"[{i}/{count}] {student}: record {got:g}/{most:g} in {rec.seconds:.0f} s"
-        + (f" (the tests' job {rec.tests_seconds:.0f} s)" if rec.tests_seconds else "")
-        + (f"; FLAGGED: {'; '.join(rec.flags)}" if rec.flags else ""))
 
 
 def report_text(seed: int, records: list[Record], seconds: float) -> str:

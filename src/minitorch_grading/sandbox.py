@@ -99,6 +99,140 @@ class Result:
     seconds: float = 0.0
     timed_out: bool = False
     argv: list[str] = field(default_factory=list)
+    cpu: float = 0.0  # CPU seconds of the command and every process it started (REAPER)
+
+
+# Run OUTSIDE the sandbox, between the grader and bubblewrap: `python -I -S -c REAPER WALL ARGV`.
+# bubblewrap's outer process exits as soon as the sandbox's PID 1 reports the command's status,
+# without waiting for that PID 1, so the CPU time of everything inside (nbgrader, its kernels,
+# a worker's forked runs) never reached the grader's getrusage(RUSAGE_CHILDREN): 0 s. The
+# reaper is a child subreaper (prctl PR_SET_CHILD_SUBREAPER): the orphaned PID 1 comes to it and
+# it reaps every process, so its own rusage, which the grader reads with wait4, holds them all.
+# It also keeps the wall-clock limit (bubblewrap's process group killed, everything reaped, then
+# the reaper kills itself with SIGKILL: -9), so a killed job's CPU time is counted as well.
+REAPER = r"""
+import ctypes, os, signal, sys
+wall, argv = float(sys.argv[1]), sys.argv[2:]
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+pid = os.fork()
+if pid == 0:
+    try:
+        os.setpgid(0, 0)
+        for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ"):  # as subprocess's restore_signals
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), signal.SIG_DFL)
+        os.execv(argv[0], argv)
+    finally:
+        os._exit(127)
+try:
+    os.setpgid(pid, pid)
+except OSError:
+    pass
+def inside():
+    # the live processes of bubblewrap's PID namespace but its PID 1 (bubblewrap's child)
+    def stat(p):
+        with open(f"/proc/{p}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return fields[0], int(fields[1])
+    own = os.readlink("/proc/self/ns/pid")
+    procs = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    found = []
+    for p in procs:
+        try:
+            if stat(p)[1] == pid and os.readlink(f"/proc/{p}/ns/pid") != own:
+                ns = os.readlink(f"/proc/{p}/ns/pid")
+                for q in procs:
+                    try:
+                        if q not in (p, pid) and os.readlink(f"/proc/{q}/ns/pid") == ns \
+                                and stat(q)[0] != b"Z":
+                            found.append(q)
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    return found
+expired = []
+def expire(*_):
+    # first kill what runs INSIDE, so that the namespace's PID 1 reaps it as usual and its CPU
+    # time is counted (what dies with PID 1 is reaped uncounted); 2 s later, bubblewrap itself
+    expired.append(1)
+    killed = False
+    if len(expired) == 1:
+        for _ in range(20):
+            found = inside()
+            for p in found:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+            if not found:
+                break
+            killed = True
+        if killed:
+            signal.setitimer(signal.ITIMER_REAL, 2.0)
+            return
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+signal.signal(signal.SIGALRM, expire)
+signal.setitimer(signal.ITIMER_REAL, wall)
+status = None
+while True:
+    try:
+        done, got = os.wait()
+    except ChildProcessError:
+        break
+    if done == pid:
+        status = got
+signal.setitimer(signal.ITIMER_REAL, 0)
+if expired or status is None:
+    os.kill(os.getpid(), signal.SIGKILL)
+code = os.waitstatus_to_exitcode(status)
+if code < 0:
+    signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+sys.exit(code)
+"""
+GRACE = 10.0  # seconds past the wall limit before the grader kills the reaper itself
+
+
+def execute(argv: list[str], *, limits: Limits, stdin: bytes | None = None,
+            env: dict[str, str] | None = None, cwd: str | None = None,
+            max_output: int = 64 * 2**20, shown: list[str] | None = None) -> Result:
+    """Run ``argv`` under :data:`REAPER` with ``limits`` (rlimits, wall clock), its output in
+    files: the exit status, output, wall time and CPU time of everything it started."""
+    reaper = [sys.executable, "-I", "-S", "-c", REAPER, repr(float(limits.wall)), *argv]
+    start = time.monotonic()
+    with tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as out, \
+            tempfile.TemporaryFile() as err:
+        if stdin is not None:  # a file, not a pipe: nothing can block on writing it
+            inp.write(stdin)
+            inp.seek(0)
+        proc = subprocess.Popen(reaper, stdin=inp if stdin is not None else subprocess.DEVNULL,
+                                stdout=out, stderr=err, env=env, cwd=cwd,
+                                start_new_session=True, preexec_fn=_limiter(limits))
+        deadline, delay = start + limits.wall + GRACE, 0.002
+        while True:
+            done, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:  # the reaper itself hangs: never expected
+                with _quiet():
+                    os.killpg(proc.pid, signal.SIGKILL)
+                done, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(delay)
+            delay = min(2 * delay, 0.05)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        seconds = round(time.monotonic() - start, 2)
+        results = []
+        for stream in (out, err):
+            stream.seek(0)
+            results.append(stream.read(max_output))
+    timed_out = proc.returncode == -signal.SIGKILL and seconds >= limits.wall
+    return Result(proc.returncode, results[0], results[1], seconds, timed_out,
+                  list(shown or argv), round(usage.ru_utime + usage.ru_stime, 2))
 
 
 def bwrap() -> str | None:
@@ -256,25 +390,7 @@ def run(argv: list[str], private: Path, *, read_only: list | None = None,
     env = {"PATH": "/usr/bin:/bin", "HOME": JOB, "TMPDIR": "/tmp", "LANG": "C.UTF-8",
            **ONE_THREAD, **(env or {})}
     args = command(argv, private, read_only, env, cwd, hide)
-    start = time.monotonic()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(args, stdin=subprocess.PIPE if stdin is not None else
-                                subprocess.DEVNULL, stdout=out, stderr=err,
-                                start_new_session=True, preexec_fn=_limiter(limits))
-        timed_out = False
-        try:
-            proc.communicate(input=stdin, timeout=limits.wall)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            with _quiet():
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        results = []
-        for stream in (out, err):
-            stream.seek(0)
-            results.append(stream.read(max_output))
-    return Result(proc.returncode, results[0], results[1], round(time.monotonic() - start, 2),
-                  timed_out, args)
+    return execute(args, limits=limits, stdin=stdin, max_output=max_output)
 
 
 class _quiet:

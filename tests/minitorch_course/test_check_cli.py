@@ -122,6 +122,30 @@ def test_the_mlp_rows_name_the_mistake_and_are_cached(tmp_path, monkeypatch):
     assert calls == []
 
 
+@pytest.mark.parametrize("setting", ["off", "on"])
+def test_mlp_checks_write_nothing_when_the_cache_is_off(tmp_path, monkeypatch, setting):
+    """MINITORCH_CACHE=off means no cache for lab 05's MLP checks too (oracle_cache's rule):
+    the MLP part of the report leaves its working folder and the user's cache folder empty.
+    "on" (a folder) shows the same run does write, so the empty folders are not luck."""
+    from minitorch_course import mlp_checks, runner
+
+    cwd, home = tmp_path / "cwd", tmp_path / "home"
+    cwd.mkdir()
+    home.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv(check_cli.CACHE_ENV, "off" if setting == "off" else str(cwd / "cache"))
+    (tmp_path / "tensor.py").write_text((ROOT / "solutions" / "tensor.py").read_text())
+    (tmp_path / "mlp.py").write_text((ROOT / "solutions" / "mlp.py").read_text())
+    monkeypatch.setattr(mlp_checks, "check_all", lambda module, seeds: [])  # no training
+    impl = runner.load_impl(tmp_path / "tensor.py")
+    assert check_cli.run_mlp(tmp_path / "mlp.py", impl, mlp_checks.SEEDS) == []
+    written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()
+                     and p.parent != tmp_path)
+    assert written == ([] if setting == "off" else ["cwd/cache/mlp-checks.json"])
+
+
 def test_a_mutant_fails_exactly_its_row_with_its_diagnosis():
     code, out = run("--mutant", "max_ties_not_split", "--examples", "10")
     assert code == 1

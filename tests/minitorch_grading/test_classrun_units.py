@@ -159,13 +159,14 @@ def test_progress_lines_say_done_running_failed_elapsed_eta_and_parts():
     assert lines[2].startswith("[2/3] bea: failed; running 2, failed 1")
 
 
-def test_the_report_gives_time_by_part_and_the_kernels_cpu_share():
-    outcomes = [classrun.Outcome("ana", spent=30.0, parts={"nbgrader": 20, "record": 6}),
-                classrun.Outcome("bea", spent=10.0, parts={"nbgrader": 9})]
+def test_the_report_gives_time_by_part_and_the_cpu_share():
+    outcomes = [classrun.Outcome("ana", spent=30.0, cpu=34.0, parts={"nbgrader": 20, "record": 6}),
+                classrun.Outcome("bea", spent=10.0, cpu=14.0, parts={"nbgrader": 9})]
     text = classrun.report_text(outcomes, 60.0, 40.0, cores=2)
-    assert "2 at a time, kernels' CPU 40 s = 50% of 2 x the wall time" in text
-    assert "ana: no score in 26 s (nbgrader 20 s, record 6 s; 30 s CPU of the budget)" in text
-
+    assert ("2 at a time, CPU 48 s = 60% of 2 x the wall time, the kernels' 40 s of it on the "
+            "budget") in text
+    assert ("ana: no score in 26 s (nbgrader 20 s, record 6 s; 34 s CPU, 30 s of it on the "
+            "budget)") in text
 
 # ---------------------------------------------------------------- the course's language in a job
 _TIMED_OUT = """
@@ -241,3 +242,20 @@ def test_the_class_run_grades_the_course_directory_it_is_run_from(tmp_path, monk
     assert classrun_cli.default_course_dir() == course.default_course_dir("es")
     monkeypatch.setenv("MINITORCH_LANG", "en")
     assert classrun_cli.default_course_dir() == course.default_course_dir("en")
+
+
+
+def test_without_dask_the_parallel_run_says_what_to_install(monkeypatch, tmp_path):
+    """Dask is the instructor's `grading` extra, not in a learner's installation: the class
+    run stops with the install command and the serial alternative, before anything runs."""
+    import sys
+
+    from minitorch_grading import parallel
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed: ImportError
+    for call in (lambda: parallel.autograde(tmp_path, 60.0, "*", False, 1, False, None, 2),
+                 lambda: parallel.class_run(tmp_path)):
+        with pytest.raises(SystemExit) as stop:
+            call()
+        text = str(stop.value)
+        assert "'.[course,grading]'" in text and "--serial" in text, text

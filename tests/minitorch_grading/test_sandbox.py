@@ -102,6 +102,35 @@ def test_limits_on_file_size_and_cpu(job):
     assert time.monotonic() - start < 30
 
 
+@pytest.mark.parametrize("wall", [60.0, 6.0], ids=["ends", "killed"])
+def test_the_jobs_cpu_time_is_measured_from_outside(job, wall):
+    """``Result.cpu`` holds the CPU time of every process the job ran (here a parent and a
+    child, each spinning and printing its own CPU time), whether it ends or is killed at its
+    wall-clock limit: the namespace's processes are reaped where their time is counted
+    (sandbox.REAPER), where getrusage(RUSAGE_CHILDREN) used to see 0 s of it."""
+    result = _python(job, f"""
+        import os, time
+        child = os.fork()
+        shown = 0.0
+        while {wall > 10} and time.process_time() < 0.5 or {wall < 10}:  # killed: spins on
+            if time.monotonic() > shown:
+                print(os.getpid(), round(time.process_time(), 2), flush=True)
+                shown = time.monotonic() + 0.1
+        print(os.getpid(), round(time.process_time(), 2), flush=True)
+        if child:
+            os.waitpid(child, 0)
+        """, limits=sandbox.Limits(wall=wall))
+    spun: dict[str, float] = {}
+    for line in result.stdout.decode().splitlines():
+        pid, cpu = line.split()
+        spun[pid] = float(cpu)  # the last line of each process: its CPU time by then
+    assert len(spun) == 2 and result.timed_out == (wall < 10), (result, spun)
+    if wall > 10:
+        assert min(spun.values()) >= 0.5
+    assert result.cpu >= sum(spun.values()) > 0, (result.cpu, spun)
+    assert result.cpu < sum(spun.values()) + 5.0  # its own: no more than start-ups beside
+
+
 def test_a_missing_sandbox_is_refused_loudly(monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox, "bwrap", lambda: None)
     monkeypatch.setattr(sandbox, "_CHECKED", [])

@@ -28,6 +28,27 @@ def test_environment_yml_lists_the_same_dependencies_as_pyproject():
     assert listed == wanted
 
 
+def test_a_learners_installation_holds_no_grading_tools():
+    """Dask (the instructor's class run in parallel) is the `grading` extra: not in the extras
+    `make lab` installs nor in environment.yml (the learner's conda route); the targets that
+    grade a class or test that they do install it."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    grading = set(_names(extras["grading"]))
+    assert "distributed" in grading
+    makefile = (ROOT / "Makefile").read_text()
+    learner = re.search(r"pip install --quiet -e '\.\[([a-z,]+)\]'", makefile)
+    assert learner, "the Makefile's installation line moved: update this test"
+    for extra in learner.group(1).split(","):
+        assert not grading & set(_names(extras[extra])), extra
+    assert not grading & set(_names(
+        p for d in yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
+        if isinstance(d, dict) for p in d["pip"]))
+    for target in ("test", "quick", "class-bench"):
+        line = re.search(rf"^{target}:(.*)##", makefile, re.M)
+        assert line and "$(GRADING_STAMP)" in line.group(1), target
+
+
 def test_torch_is_pinned_to_the_local_cpu_wheel():
     text = (ROOT / "pyproject.toml").read_text()
     assert '"torch==2.13.0"' in text
