@@ -129,13 +129,15 @@ def _rank(d: Diagnosis | None, arrays) -> int:
             + 8 * (d is not None and d.id in diagnosis.LAST_RESORT))
 
 
-def not_started(err: NotImplementedError, **extra) -> Fact:
-    """The stub's NotImplementedError as data: the function that raised it and the lab that asks
-    for it (the course words it in the learner's language), and the stub's own message."""
-    tb = err.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    function = tb.tb_frame.f_code.co_qualname if tb is not None else ""
+def not_started(err: NotImplementedError, function: str | None = None, **extra) -> Fact:
+    """The stub's NotImplementedError as data: the function that raised it (``function``, or
+    the traceback's deepest frame) and the lab that asks for it (the course words it in the
+    learner's language), and the stub's own message."""
+    if function is None:
+        tb = err.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        function = tb.tb_frame.f_code.co_qualname if tb is not None else ""
     return Fact("not-started", {"message": str(err), "function": function,
                                 "lab": lab_asking_for(function) or "", **extra})
 

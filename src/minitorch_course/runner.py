@@ -12,7 +12,7 @@ import gc
 import linecache
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -31,6 +31,7 @@ from minitorch_course.outcomes import (
     Outcome,
     RowReport,
 )
+from minitorch_course.worker import engine
 
 ROOT = Path(__file__).resolve().parents[2]
 LEARNER_FILE = ROOT / "src" / "minitorch" / "tensor.py"
@@ -121,35 +122,61 @@ def _no_gc() -> Iterator[None]:
 
 
 # ---------------------------------------------------------------- rows
-def _not_started(row: str, suite: str, case: str, err: NotImplementedError) -> Outcome:
-    """The stub's message; an engine check that reached lab 01's unbroadcast says so."""
-    frames = traceback.extract_tb(err.__traceback__)
+def _not_started(row: str, suite: str, case: str, err: NotImplementedError,
+                 frames: list | None = None, function: str | None = None) -> Outcome:
+    """The stub's message; an engine check that reached lab 01's unbroadcast says so.
+    ``frames`` and ``function`` (the raiser's qualified name): those of an exception that
+    came back from the grading worker as a stand-in."""
+    frames = traceback.extract_tb(err.__traceback__) if frames is None else frames
     raiser = ENGINE_BY_NAME.get(frames[-1].name) if frames else None
     later = raiser is not None and row in ENGINE_BY_NAME and raiser.lab > ENGINE_BY_NAME[row].lab
     return Outcome(row, suite, NOT_STARTED, case,
-                   op_checks.not_started(err, needs=raiser.name if later else ""))
+                   op_checks.not_started(err, function, needs=raiser.name if later else ""))
 
 
-def run_engine_row(name: str, impl: ModuleType, seed: int = 0) -> Outcome:
-    """One engine row: every case of ``engine_checks.CHECKS[name]``; the first failure."""
-    engine_checks.SEED = seed
-    with using(impl), op_checks.quiet(), _no_gc():
+def observe_here(cases: list[engine_checks.EngineCase], impl: ModuleType
+                 ) -> Iterator[engine_checks.Seen]:
+    """What each case's program observes of ``impl`` in this process, one case at a time (a
+    case runs only once the one before it passed): the learner's exception, if any, is kept
+    in ``Seen.error`` for the judge to re-raise where the case reads what it never reached."""
+    for case in cases:
+        seen = engine_checks.Seen()
         try:
-            cases = engine_checks.CHECKS[name]()
-        except NotImplementedError as err:
-            return _not_started(name, "engine", "", err)
-        for case in cases:
-            label = messages.engine_case(getattr(case, "__name__", "case"))
+            engine.run(case.program, impl, seen)
+        except Exception as err:  # noqa: BLE001 - the learner's code raised: the judge says
+            seen.error = err
+        yield seen
+
+
+def judge_engine_row(name: str, cases: list[engine_checks.EngineCase],
+                     observed: Iterable[engine_checks.Seen]) -> Outcome:
+    """One engine row's outcome from what its cases observed (here, or in the grading worker):
+    the first failure, classified the one way both use. A ``Seen`` from the worker carries
+    the learner's exception as a stand-in, its frames and the raiser's name."""
+    with op_checks.quiet():
+        for case, seen in zip(cases, observed, strict=False):
+            label = messages.engine_case(case.name)
             try:
-                case()
+                case.judge(seen)
             except NotImplementedError as err:
+                if err is seen.error and seen.frames is not None:  # the worker's stand-in
+                    return _not_started(name, "engine", label, err, seen.frames, seen.function)
                 return _not_started(name, "engine", label, err)
             except CheckFailed as err:
                 return Outcome(name, "engine", FAIL, label, err.fact, err.diagnosis)
             except Exception as err:  # the implementation crashed inside the check
-                d = diagnosis.explain_crash(None, err, traceback.extract_tb(err.__traceback__))
+                frames = seen.frames if err is seen.error and seen.frames is not None \
+                    else traceback.extract_tb(err.__traceback__)
+                d = diagnosis.explain_crash(None, err, frames)
                 return Outcome(name, "engine", FAIL, label, None, d)
     return Outcome(name, "engine", PASS, "", Fact("engine-passed", {"count": len(cases)}))
+
+
+def run_engine_row(name: str, impl: ModuleType, seed: int = 0) -> Outcome:
+    """One engine row: every case of ``engine_checks.cases(name, seed)``; the first failure."""
+    cases = engine_checks.cases(name, seed)
+    with using(impl), op_checks.quiet(), _no_gc():
+        return judge_engine_row(name, cases, observe_here(cases, impl))
 
 
 def run_row(name: str, impl: ModuleType, suites: tuple[str, ...] = SUITES,
@@ -159,10 +186,7 @@ def run_row(name: str, impl: ModuleType, suites: tuple[str, ...] = SUITES,
     input values (0: the notebooks' own; a grading seed reproduces a graded case)."""
     if name in ENGINE_BY_NAME:
         row = ENGINE_BY_NAME[name]
-        try:
-            outcome = run_engine_row(name, impl, seed)
-        finally:
-            engine_checks.SEED = 0
+        outcome = run_engine_row(name, impl, seed)
         return RowReport(name, row.lab, row.points, True, {"engine": [outcome]})
     op = BY_NAME[name]
     fixed = tuple(s for s in suites if s != "property")

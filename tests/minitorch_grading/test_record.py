@@ -35,7 +35,7 @@ import pytest
 from minitorch_authoring import mutants
 from minitorch_authoring.repository import REFERENCE, ROOT
 from minitorch_course import runner
-from minitorch_course.catalog import BY_NAME
+from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME
 from minitorch_course.catalog import MLP_CELLS as MLP_CELL_BY_CHECK
 from minitorch_course.catalog import MY_TESTS_CELLS as MY_TESTS_CELL_BY_LAB
 from minitorch_grading import course, record
@@ -84,7 +84,7 @@ def _steal():
     site = _Path(_os.path.realpath(_np.__file__)).parents[1]
     for info in sorted(site.glob("*.dist-info")):
         try:
-            url = _json.loads((info / "direct_url.json").read_text())["url"]
+            url = json.loads((info / "direct_url.json").read_text())["url"]
         except (OSError, ValueError, KeyError):
             continue
         path = _Path(url.removeprefix("file://")) / "solutions" / "tensor.py"
@@ -180,7 +180,7 @@ def _forge():
     fake = {"tasks": [], "engine": {}, "refused": []}
     for fd in range(3, 12):
         try:
-            _os.write(fd, _json.dumps(fake).encode())
+            _os.write(fd, json.dumps(fake).encode())
         except OSError:
             continue
     _os._exit(0)
@@ -503,6 +503,44 @@ def test_the_worker_holds_no_mlp_curve(tmp_path):
     assert set(task["data"]) == {"params0", "X", "y", "batches", "lr", "steps"}  # inputs only
     accuracy = record.mlp_task("accuracy", SEED, curves)["data"]
     assert all(set(run) == {"seed", "X", "y", "X_val"} for run in accuracy["runs"])  # no target
+
+
+ENGINE_MUTANTS = [m.name for m in mutants.MUTANTS if set(m.affects) & set(ENGINE_BY_NAME)]
+
+
+@pytest.mark.parametrize("name", ["reference", "stub", *ENGINE_MUTANTS])
+def test_the_record_judges_the_engine_rows_as_the_notebook_does(name):
+    """Lab 00's graphs go to the worker as programs; what its run observed, through the pipe's
+    encoding, judged here gives the notebook's outcome, fact, diagnosis and words, on the
+    grading seed: for the reference, the stub, and every planted engine mistake (a test that
+    can fail: the mutants fail their rows, and the stub is not started)."""
+    from minitorch_course import engine_checks, messages
+    from minitorch_course.worker import engine
+    from minitorch_course.worker import main as worker
+
+    if name == "reference":
+        impl = runner.load("reference")[0]
+    elif name == "stub":
+        impl = runner.load_impl(ROOT / "src" / "minitorch" / "tensor.py", name="stub")
+    else:
+        impl = mutants.load(name)
+    rows = sorted(ENGINE_BY_NAME) if name in ("reference", "stub") else sorted(
+        set(mutants.BY_NAME[name].affects) & set(ENGINE_BY_NAME))
+    statuses = set()
+    for row in rows:
+        cases = engine_checks.cases(row, SEED)
+        sent = worker.decode(json.loads(json.dumps(worker.encode(
+            [{"name": c.name, "program": c.program} for c in cases]))))
+        with runner.using(impl):
+            answer = worker.run_engine(sent, engine, impl)
+        answer = worker.decode(json.loads(json.dumps(worker.encode_results({"a": answer}))))
+        got = record.judge_engine(row, cases, answer["a"])
+        want = runner.run_engine_row(row, impl, SEED)
+        assert got.to_dict() == want.to_dict(), (name, row)
+        assert messages.block(got) == messages.block(want)
+        statuses.add(got.status)
+    assert statuses == {"pass" if name == "reference" else
+                        "not started" if name == "stub" else "fail"}, statuses
 
 
 def test_a_worker_that_dies_costs_only_the_row_it_died_in(graded):
