@@ -25,6 +25,7 @@ import numpy as np
 
 from minitorch_course.catalog import MISTAKES
 from minitorch_course.diagnosis import explain_grad_shape
+from minitorch_course.i18n import N_
 from minitorch_course.outcomes import CheckFailed, Diagnosis, Fact
 
 
@@ -35,8 +36,6 @@ class Seen(dict):
     read it: a case reports its first failure in its own order."""
 
     error: BaseException | None = None
-    frames: list | None = None  # the error's frames, when it is a stand-in (the worker's)
-    function: str = ""  # and the qualified name of the function that raised it
 
     def __missing__(self, key):
         if self.error is not None:
@@ -98,9 +97,36 @@ class Graph:
         return {"arrays": dict(self.arrays), "steps": list(self.steps)}
 
 
+# ---------------------------------------------------------------- each case's words
+# Declared on each case (``@words``) and shown, translated, by ``minitorch_course.messages``.
+LABELS: dict[str, str] = {}  # case -> its name in a report (an unbroadcast case names its call)
+READS: dict[str, str] = {}  # where (one comparison of a case) -> what it reads
+HINTS: dict[str, str] = {}  # where -> what to do when it differs (none: the diagnosis says)
+GRAPHS: dict[str, str] = {}  # a topological-order case's graph -> the graph
+NAMED: dict[str, str] = {}  # what engine-grad-aliased may name, beyond a node's .grad
+
+
+def words(label: str, graph: tuple[str, str] | None = None,
+          reads: dict[str, str | tuple[str, str]] | None = None):
+    """A case's words, declared on it: its label, its graph (key, words), and for each
+    comparison (``where``) what it reads, with a hint when there is one (a pair)."""
+    def register(build):
+        LABELS[build.__name__] = label
+        if graph:
+            GRAPHS[graph[0]] = graph[1]
+        for where, said in (reads or {}).items():
+            READS[where], HINTS[where] = (said, "") if isinstance(said, str) else said
+        return build
+    return register
+
+
+_SKIP_LEAF = N_("Every node in the reversed order gets its turn: skip a leaf (no _backward) with "
+                "continue, do not end the loop there.")
+
+
 @dataclass(frozen=True)
 class EngineCase:
-    """One case: its name (``messages.ENGINE_CASES``' key), its program and its judge."""
+    """One case: its name (``LABELS``' key), its program and its judge."""
 
     name: str
     program: dict
@@ -115,7 +141,7 @@ def _compare(where: str, got, want: np.ndarray, kind: str = "engine", hint: dict
              ) -> None:
     """Raise CheckFailed unless ``got`` (an array or None) equals ``want`` to 1e-12.
 
-    ``where`` names the case (its words are ``messages.ENGINE_WHERE[where]``); ``kind`` is the
+    ``where`` names the case (its words are ``READS[where]``); ``kind`` is the
     diagnosis when nothing more telling shows: a constant ratio of 1/2 says a gradient was
     overwritten instead of accumulated, of 2 that a node was counted twice.
     """
@@ -216,6 +242,8 @@ def _order(g: Graph, graph: str, root: str, parents: dict[str, list[str]]) -> Ju
     return lambda seen: _topological(seen, graph, root, parents)
 
 
+@words(N_("chain3"),
+       graph=("chain3", N_("x -> a -> b, shapes (3, 5)")))
 def chain3(g: Graph) -> Judge:
     g.leaf("x", (3, 5))
     g.node("a", "square", "x")
@@ -223,6 +251,8 @@ def chain3(g: Graph) -> Judge:
     return _order(g, "chain3", "b", {"x": [], "a": ["x"], "b": ["a"]})
 
 
+@words(N_("diamond"),
+       graph=("diamond", N_("the diamond a = x², b = 2x, c = a + b, shapes (3, 5)")))
 def diamond(g: Graph) -> Judge:
     g.leaf("x", (3, 5))
     g.node("a", "square", "x")
@@ -231,6 +261,8 @@ def diamond(g: Graph) -> Judge:
     return _order(g, "diamond", "c", {"x": [], "a": ["x"], "b": ["x"], "c": ["a", "b"]})
 
 
+@words(N_("residual"),
+       graph=("residual", N_("a = x², b = 2a, c = a + b (a reaches c twice), shapes (3, 5)")))
 def residual(g: Graph) -> Judge:
     # a reaches c directly and through b: a depth-first search meets a twice
     g.leaf("x", (3, 5))
@@ -240,6 +272,8 @@ def residual(g: Graph) -> Judge:
     return _order(g, "residual", "c", {"x": [], "a": ["x"], "b": ["a"], "c": ["a", "b"]})
 
 
+@words(N_("constant parent"),
+       graph=("constant", N_("y = x·k with k a constant, shapes (20, 3, 5)")))
 def constant_parent(g: Graph) -> Judge:
     g.leaf("x", (20, 3, 5))
     g.constant("k", np.full((20, 3, 5), 0.5))
@@ -247,6 +281,8 @@ def constant_parent(g: Graph) -> Judge:
     return _order(g, "constant", "y", {"x": [], "y": ["x"]})
 
 
+@words(N_("deep"),
+       graph=("deep", N_("a chain of 100,000 ops")))
 def deep(g: Graph) -> Judge:
     g.constant("x", np.ones(()), requires_grad=True)
     g.node("y", "scale", "x", k=1.0, repeat=100_000)
@@ -265,6 +301,12 @@ def deep(g: Graph) -> Judge:
 
 
 # ---------------------------------------------------------------- lab 00: backward
+@words(N_("square then sum"), reads={
+    "square_then_sum": (
+        N_("backward of s = Σ x², x of shape (3, 5): x.grad"),
+        N_("ds/dx = 2x: the seed is 1 for a one-element output, then each node's "
+           "_backward(node.grad) gives its parents' gradients.")),
+})
 def square_then_sum(g: Graph) -> Judge:
     x = g.leaf("x", (3, 5))
     g.node("a", "square", "x")
@@ -280,6 +322,13 @@ def square_then_sum(g: Graph) -> Judge:
     return judge
 
 
+@words(N_("diamond accumulates"), reads={
+    "diamond_accumulates": (
+        N_("backward of c = x² + 2x with a random upstream (3, 5): x.grad"),
+        N_("x feeds two nodes: its gradient is the SUM over both paths. Accumulate (grad = grad + "
+           "g) instead of overwriting, and visit children before parents (the reversed "
+           "topological order).")),
+})
 def diamond_accumulates(g: Graph) -> Judge:
     x = g.leaf("x", (3, 5))
     g.node("a", "square", "x")
@@ -301,6 +350,11 @@ def diamond_accumulates(g: Graph) -> Judge:
     return judge
 
 
+@words(N_("grid constant"), reads={
+    "grid_constant": (
+        N_("backward of y = x·k on the grid (20, 3, 5): x.grad"),
+        N_("x.grad must be the upstream gradient times k.")),
+})
 def grid_constant(g: Graph) -> Judge:
     g.leaf("x", (20, 3, 5))
     k = g.constant("k", g.rng(3).uniform(0.5, 1.5, (20, 3, 5)))
@@ -316,6 +370,14 @@ def grid_constant(g: Graph) -> Judge:
     return judge
 
 
+@words(N_("two leaves"), reads={
+    "two_leaves_x": (
+        N_("backward of c = x² + 3y with a random upstream (3, 5): x.grad"),
+        _SKIP_LEAF),
+    "two_leaves_y": (
+        N_("backward of c = x² + 3y with a random upstream (3, 5): y.grad"),
+        _SKIP_LEAF),
+})
 def two_leaves(g: Graph) -> Judge:
     # separate branches: meeting one leaf in the reversed order must not end the pass
     x, _ = g.leaf("x", (3, 5)), g.leaf("y", (3, 5), 1)
@@ -332,6 +394,12 @@ def two_leaves(g: Graph) -> Judge:
     return judge
 
 
+@words(N_("constant first"), reads={
+    "constant_first": (
+        N_("backward of y = k·x, k a constant and the FIRST parent, shapes (3, 5): x.grad"),
+        N_("A parent that needs no gradient (or a None from _backward) is skipped, and the loop "
+           "goes on to the next parent.")),
+})
 def constant_first(g: Graph) -> Judge:
     # the first parent needs no gradient (and its closure returns None for it)
     g.leaf("x", (3, 5))
@@ -343,6 +411,12 @@ def constant_first(g: Graph) -> Judge:
     return lambda seen: _compare("constant_first", seen["x.grad"], up * k)
 
 
+@words(N_("same parent twice"), reads={
+    "same_parent_twice": (
+        N_("backward of y = x·x (x is both parents) with a random upstream (3, 5): x.grad"),
+        N_("x is both parents of y = x·x: each of its two gradients g·x is added to x.grad (2x·g "
+           "in all), and x enters the order once even though it is pushed twice.")),
+})
 def same_parent_twice(g: Graph) -> Judge:
     # y = x·x: x is both parents (x * x, the commonest reuse). A depth-first search pushes x
     # twice before visiting it, and the two gradients g·x must both reach x.grad
@@ -355,6 +429,14 @@ def same_parent_twice(g: Graph) -> Judge:
                                  "accumulate")
 
 
+@words(N_("intermediate grads"), reads={
+    "intermediate_a": (
+        N_("backward of b = 3·x²: a.grad (the intermediate node a = x²)"),
+        N_("Every node on the way keeps its gradient in .grad (db/da = 3).")),
+    "intermediate_b": (
+        N_("backward of b = 3·x²: b.grad (the output)"),
+        N_("The output's .grad is the seed you passed to backward().")),
+})
 def intermediate_grads(g: Graph) -> Judge:
     g.leaf("x", (3, 5))
     g.node("a", "square", "x")
@@ -369,6 +451,12 @@ def intermediate_grads(g: Graph) -> Judge:
     return judge
 
 
+@words(N_("leaves accumulate across calls"), reads={
+    "leaves_accumulate": (
+        N_("two backward() calls on two graphs sharing the leaf x: x.grad"),
+        N_("A leaf's .grad accumulates across backward() calls (like PyTorch) until zero_grad(); "
+           "do not reset leaves at the start of backward().")),
+})
 def leaves_accumulate_across_calls(g: Graph) -> Judge:
     x = g.leaf("x", (3, 5))
     g.node("a", "square", "x")
@@ -388,6 +476,11 @@ def leaves_accumulate_across_calls(g: Graph) -> Judge:
     return judge
 
 
+@words(N_("leaf grads are their own"), reads={
+    "aliasing_x": N_("backward of c = x + y with a random upstream (3, 5): x.grad"),
+    "aliasing_y": N_("backward of c = x + y with a random upstream (3, 5): y.grad"),
+    "aliasing_z": N_("backward of s = Σ z, z of shape (3, 5): z.grad"),
+})
 def leaf_grads_are_their_own(g: Graph) -> Judge:
     g.leaf("x", (3, 5))
     g.leaf("y", (3, 5), 1)
@@ -401,7 +494,7 @@ def leaf_grads_are_their_own(g: Graph) -> Judge:
     g.grads("z")
     # an optimizer's in-place update of each leaf's .grad: nothing else may change
     g.do("in_place", leaves=["x", "z"],
-         others={"y.grad": "y.grad", "c.grad": "c.grad", "the upstream array": "up"})
+         others={"y.grad": "y.grad", "c.grad": "c.grad", UPSTREAM_ARRAY: "up"})
 
     def judge(seen: Seen) -> None:
         _compare("aliasing_x", seen["x.grad"], up)
@@ -417,6 +510,9 @@ def leaf_grads_are_their_own(g: Graph) -> Judge:
     return judge
 
 
+UPSTREAM_ARRAY = NAMED["the upstream array"] = N_("the upstream array")
+
+
 # ---------------------------------------------------------------- lab 00: retain_graph
 def _second_backward(seen: Seen, key: str) -> None:
     """A backward after one with retain_graph=True: a freed graph means it was ignored."""
@@ -425,6 +521,17 @@ def _second_backward(seen: Seen, key: str) -> None:
         raise _fail("engine-retain-ignored", "freed-graph", message=raised["message"])
 
 
+@words(N_("intermediate grads reset"), reads={
+    "reset_b": (
+        N_("b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): b.grad (the output)"),
+        N_("The output's .grad is the seed of THIS backward() call: g2.")),
+    "reset_a": (
+        N_("b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): a.grad (a = x²)"),
+        N_("An intermediate node's .grad holds the last pass's gradient only: 3·g2.")),
+    "reset_x": (
+        N_("b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): x.grad"),
+        N_("A leaf's .grad accumulates over both calls: 2x·3·(g1 + g2).")),
+})
 def intermediate_grads_reset(g: Graph) -> Judge:
     x = g.leaf("x", (3, 5))
     g.node("a", "square", "x")
@@ -447,6 +554,12 @@ def intermediate_grads_reset(g: Graph) -> Judge:
     return judge
 
 
+@words(N_("retain twice"), reads={
+    "retain_twice": (
+        N_("s = Σ x², s.backward(retain_graph=True) then s.backward(): x.grad"),
+        N_("With retain_graph=True the graph survives the first backward(), so the second one "
+           "adds 2x again: 4x in total.")),
+})
 def retain_twice(g: Graph) -> Judge:
     x = g.leaf("x", (3, 5))
     g.node("a", "square", "x")
@@ -461,6 +574,7 @@ def retain_twice(g: Graph) -> Judge:
     return judge
 
 
+@words(N_("freed after backward"))
 def freed_after_backward(g: Graph) -> Judge:
     g.leaf("x", (3, 5))
     g.node("a", "square", "x")
@@ -547,6 +661,9 @@ def _unbroadcast_case(k: int, grad_shape: tuple[int, ...], shape: tuple[int, ...
         return judge
     case.__name__ = f"unbroadcast {grad_shape} -> {shape}"
     return case
+
+
+READS["unbroadcast"] = N_("unbroadcast(grad of shape {grad_shape}, {shape})")
 
 
 # ---------------------------------------------------------------- the rows

@@ -11,13 +11,12 @@ from __future__ import annotations
 import gc
 import linecache
 import sys
-import traceback
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from minitorch_course import diagnosis, engine_checks, messages, op_checks
+from minitorch_course import engine_checks, messages, op_checks
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, ENGINE_ROWS, LABS, OPS
 from minitorch_course.i18n import t
 from minitorch_course.outcomes import (
@@ -26,7 +25,6 @@ from minitorch_course.outcomes import (
     PASS,
     SKIP,
     SUITES,
-    CheckFailed,
     Fact,
     Outcome,
     RowReport,
@@ -122,18 +120,6 @@ def _no_gc() -> Iterator[None]:
 
 
 # ---------------------------------------------------------------- rows
-def _not_started(row: str, suite: str, case: str, err: NotImplementedError,
-                 frames: list | None = None, function: str | None = None) -> Outcome:
-    """The stub's message; an engine check that reached lab 01's unbroadcast says so.
-    ``frames`` and ``function`` (the raiser's qualified name): those of an exception that
-    came back from the grading worker as a stand-in."""
-    frames = traceback.extract_tb(err.__traceback__) if frames is None else frames
-    raiser = ENGINE_BY_NAME.get(frames[-1].name) if frames else None
-    later = raiser is not None and row in ENGINE_BY_NAME and raiser.lab > ENGINE_BY_NAME[row].lab
-    return Outcome(row, suite, NOT_STARTED, case,
-                   op_checks.not_started(err, function, needs=raiser.name if later else ""))
-
-
 def observe_here(cases: list[engine_checks.EngineCase], impl: ModuleType
                  ) -> Iterator[engine_checks.Seen]:
     """What each case's program observes of ``impl`` in this process, one case at a time (a
@@ -150,25 +136,13 @@ def observe_here(cases: list[engine_checks.EngineCase], impl: ModuleType
 
 def judge_engine_row(name: str, cases: list[engine_checks.EngineCase],
                      observed: Iterable[engine_checks.Seen]) -> Outcome:
-    """One engine row's outcome from what its cases observed (here, or in the grading worker):
-    the first failure, classified the one way both use. A ``Seen`` from the worker carries
-    the learner's exception as a stand-in, its frames and the raiser's name."""
-    with op_checks.quiet():
-        for case, seen in zip(cases, observed, strict=False):
-            label = messages.engine_case(case.name)
-            try:
-                case.judge(seen)
-            except NotImplementedError as err:
-                if err is seen.error and seen.frames is not None:  # the worker's stand-in
-                    return _not_started(name, "engine", label, err, seen.frames, seen.function)
-                return _not_started(name, "engine", label, err)
-            except CheckFailed as err:
-                return Outcome(name, "engine", FAIL, label, err.fact, err.diagnosis)
-            except Exception as err:  # the implementation crashed inside the check
-                frames = seen.frames if err is seen.error and seen.frames is not None \
-                    else traceback.extract_tb(err.__traceback__)
-                d = diagnosis.explain_crash(None, err, frames)
-                return Outcome(name, "engine", FAIL, label, None, d)
+    """One engine row's outcome from what its cases observed (here, or in the grading worker,
+    whose exceptions come back as stand-ins): the first failure, through the one guard."""
+    for case, seen in zip(cases, observed, strict=False):
+        outcome = op_checks.guard(name, "engine", messages.engine_case(case.name),
+                                  lambda case=case, seen=seen: case.judge(seen), ranked=False)
+        if outcome.status != PASS:
+            return outcome
     return Outcome(name, "engine", PASS, "", Fact("engine-passed", {"count": len(cases)}))
 
 

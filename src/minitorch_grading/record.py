@@ -64,6 +64,7 @@ from minitorch_course.outcomes import (
     Fact,
     Outcome,
     RowReport,
+    StandIn,
 )
 from minitorch_course.quiz import read_literals as literal_answers
 from minitorch_course.worker import main as worker
@@ -535,7 +536,7 @@ def _surrogate(error: dict) -> tuple[BaseException, list]:
     base = next((b for b in (RecursionError, NotImplementedError, IndexError, KeyError,
                              ValueError, TypeError, AttributeError, ZeroDivisionError)
                  if b.__name__ in bases), _Raised)
-    cls = type(str(error.get("type", "Error")), (base,), {})
+    cls = type(str(error.get("type", "Error")), (base, StandIn), {})
     err = cls(error.get("message", ""))
     for name, value in (error.get("fields") or {}).items():
         try:
@@ -544,6 +545,7 @@ def _surrogate(error: dict) -> tuple[BaseException, list]:
             continue
     frames = [tb.FrameSummary(str(f["file"]), int(f["line"] or 0), str(f["function"]),
                               line=str(f["code"])) for f in error.get("frames", [])]
+    err.frames, err.function = frames, str(error.get("function") or "")
     return err, frames
 
 
@@ -679,8 +681,7 @@ def judge_engine(row: str, cases: list[engine_checks.EngineCase], answer) -> Out
                       "stage": "engine", "frames": []}}
         observed = engine_checks.Seen(got.get("observed") or {})
         if got.get("error"):
-            observed.error, observed.frames = _surrogate(got["error"])
-            observed.function = str(got["error"].get("function") or "")
+            observed.error, _ = _surrogate(got["error"])
         seen.append(observed)
     return runner.judge_engine_row(row, cases, seen)
 

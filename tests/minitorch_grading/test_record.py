@@ -302,13 +302,20 @@ def _inject(code: str, source: str) -> str:
 
 
 def _runtime_forger_source() -> str:
-    """The reference whose backward, when called by an engine case, rebinds that case's
-    comparison (reached through the hand-built node's closure globals) to record the expected
-    value, and computes nothing: a run-time forgery of the engine rows (flagged, see below)."""
+    """The reference whose backward, when called by an engine case, looks for that case's
+    comparison through the hand-built node's closure globals, to rebind it to the expected
+    value and compute nothing: a run-time forgery of the engine rows (flagged, see below). The
+    closures belong to ``worker.engine``, which holds no comparison: it logs what it found
+    once, and finds nothing to rebind."""
     source = REFERENCE.read_text("utf-8")
     marker = "        seed = self._seed(grad)"
     forge = textwrap.indent(textwrap.dedent("""\
         _g = getattr(self._backward, "__globals__", {})
+        if _g and not _g.get("_forger_logged"):
+            import sys as _sys
+            found = sorted(n for n in ("_compare", "observe", "_sum_to", "judge") if n in _g)
+            print("HOSTILE runtime forger fired: found", found or "nothing", file=_sys.stderr)
+            _g["_forger_logged"] = True
         if "_compare" in _g and "observe" in _g:
             _g["_compare"] = lambda where, got, want, *a, **k: _g["observe"](where, want)
             return
@@ -629,6 +636,17 @@ def test_a_route_out_of_the_worker_earns_nothing(graded, student, fired):
         assert "'job'" in rec.log and "no reference" in rec.log, rec.log
     assert _total(graded, student)[0] == 0, rec.failures
     assert "read the reference" not in rec.log and "mygrad: loaded" not in rec.log
+
+
+def test_the_engine_cases_hold_no_comparison_to_forge(graded):
+    """The run-time forger reached the hand-built nodes' closures and found no comparison
+    there (they are ``worker.engine``'s): its engine cells score what the reference's do."""
+    rec = graded["records"]["runtime_forger"]
+    assert "HOSTILE runtime forger fired: found nothing" in rec.log, rec.log
+    cells, honest = _cells(graded, "runtime_forger"), _cells(graded, "honest")
+    engine = [k for k in honest if k[0] == "00-tensor-skeleton" and k in cells
+              and k[1] in ("check_topological_order", "check_backward", "check_retain_graph")]
+    assert engine and all(cells[k] == honest[k] for k in engine), engine
 
 
 def test_emptying_the_workers_refusals_is_flagged(graded):
