@@ -34,14 +34,6 @@ def table_strings() -> Iterator[tuple[str, str]]:
         yield m.hint, f"catalog.MISTAKES[{m.id!r}]"
     for kind, text in messages.KIND_LABELS.items():
         yield text, f"messages.KIND_LABELS[{kind!r}]"
-    for name, text in messages.ENGINE_HINTS.items():
-        yield text, f"messages.ENGINE_HINTS[{name!r}]"
-    for name, text in messages.ENGINE_CASES.items():
-        yield text, f"messages.ENGINE_CASES[{name!r}]"
-    for name, text in messages.ALIASED.items():
-        yield text, f"messages.ALIASED[{name!r}]"
-    for name, text in messages.TOPO_GRAPHS.items():
-        yield text, f"messages.TOPO_GRAPHS[{name!r}]"
     for row in catalog.ENGINE_ROWS:
         yield row.what, f"catalog.ENGINE_ROWS[{row.name!r}].what"
     for cell in catalog.CELLS:

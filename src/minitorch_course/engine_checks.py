@@ -2,88 +2,135 @@
 
 The catalog rows check ops through ``+``, ``exp`` and friends, which need the engine already.
 These checks build their graphs BY HAND, with ``Tensor._make`` and a ``_backward`` closure per
-node, so lab 00 can be graded before a single op of lab 01 exists. A failing case raises
+node, so lab 00 can be graded before a single op of lab 01 exists.
+
+Each case is one function beside its words: it writes its graph down as data on a
+:class:`Graph` (leaves, nodes, ``backward()`` calls, what to read back: a *program*) and
+returns its judge. ``minitorch_course.worker.engine.run`` executes the program on an
+implementation and fills a :class:`Seen` with what it observed; the judge then compares that
+with the expected values it computes from the program's own inputs, and raises
 ``CheckFailed`` with a ``Fact`` (message id and parameters, worded by
-``minitorch_course.messages``) and the diagnosis' kind; ``minitorch_course.runner`` runs them.
+``minitorch_course.messages``) and the diagnosis' kind. The notebook runs both halves in one
+process (``minitorch_course.runner``); the scores of record send only the program to the
+grading worker and judge its observations in the instructor's process, so the worker holds
+no expected value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from minitorch_course.catalog import MISTAKES
 from minitorch_course.diagnosis import explain_grad_shape
+from minitorch_course.i18n import N_
 from minitorch_course.outcomes import CheckFailed, Diagnosis, Fact
 
 
-def _mt():
-    import minitorch
+# ---------------------------------------------------------------- cases as data
+class Seen(dict):
+    """What a program observed, by key. Reading what the program never reached (the
+    learner's code raised first) raises that exception (``error``), where the case would have
+    read it: a case reports its first failure in its own order."""
 
-    return minitorch
+    error: BaseException | None = None
 
-
-# ---------------------------------------------------------------- hand-built graphs
-def node(op: str, parents: tuple, data: np.ndarray, backward: Callable):
-    """An op's output built by hand: ``Tensor._make`` plus its ``_backward`` closure."""
-    out = _mt().Tensor._make(np.asarray(data, dtype=np.float64), tuple(parents), op)
-    out._backward = backward
-    return out
-
-
-def square(x):
-    """y = x² by hand: dy/dx = 2x."""
-    return node("square", (x,), x.data**2, lambda g: (2.0 * x.data * g,))
+    def __missing__(self, key):
+        if self.error is not None:
+            raise self.error
+        raise KeyError(key)
 
 
-def scale(x, k: float):
-    """y = k·x by hand."""
-    return node(f"scale{k:g}", (x,), k * x.data, lambda g: (k * g,))
+Judge = Callable[[Seen], None]
 
 
-def plus(a, b):
-    """y = a + b by hand, same shapes only (no broadcasting in lab 00)."""
-    return node("plus", (a, b), a.data + b.data, lambda g: (g, g))
+class Graph:
+    """A case's program, written down step by step (``worker.engine.run`` executes it), and
+    the seed its values are drawn from."""
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self.arrays: dict[str, np.ndarray] = {}
+        self.steps: list[dict] = []
+
+    def rng(self, k: int) -> np.random.Generator:
+        """The ``k``-th random stream of a case: fixed shapes, values drawn from the seed (0:
+        the values make check has always used)."""
+        return np.random.default_rng(k if not self.seed else (self.seed, k))
+
+    def leaf(self, name: str, shape, k: int = 0) -> np.ndarray:
+        """A leaf that requires grad, uniform in [-2, 2) from stream ``k``: its data."""
+        return self.constant(name, self.rng(k).uniform(-2.0, 2.0, size=shape), True)
+
+    def constant(self, name: str, data: np.ndarray, requires_grad: bool = False) -> np.ndarray:
+        data = np.asarray(data, dtype=np.float64)
+        self.steps.append({"do": "leaf", "name": name, "data": data,
+                           "requires_grad": requires_grad})
+        return data
+
+    def node(self, name: str, op: str, *parents: str, k: float | None = None,
+             repeat: int = 1) -> None:
+        """An op's output built by hand (``worker.engine.OPS[op]``), ``repeat`` times over."""
+        self.steps.append({"do": "node", "name": name, "op": op, "parents": list(parents),
+                           "k": k, "repeat": repeat})
+
+    def array(self, name: str, data: np.ndarray) -> np.ndarray:
+        """An array the program passes by name (an upstream gradient)."""
+        self.arrays[name] = np.asarray(data, dtype=np.float64)
+        return self.arrays[name]
+
+    def do(self, what: str, **fields) -> None:
+        self.steps.append({"do": what, **fields})
+
+    def backward(self, node: str, *args: str, key: str = "", **kwargs) -> None:
+        """``node.backward(*args, **kwargs)`` (args name arrays); with ``key``, a BackwardError
+        is observed there instead of raised."""
+        self.do("backward", node=node, args=list(args), kwargs=kwargs, key=key)
+
+    def grads(self, *nodes: str) -> None:
+        for node in nodes:
+            self.do("grad", node=node)
+
+    def program(self) -> dict:
+        return {"arrays": dict(self.arrays), "steps": list(self.steps)}
 
 
-def times_const(x, c):
-    """y = x·c with c a constant tensor (requires_grad=False): only x gets a gradient."""
-    return node("times", (x, c), x.data * c.data, lambda g: (g * c.data, g * x.data))
+# ---------------------------------------------------------------- each case's words
+# Declared on each case (``@words``) and shown, translated, by ``minitorch_course.messages``.
+LABELS: dict[str, str] = {}  # case -> its name in a report (an unbroadcast case names its call)
+READS: dict[str, str] = {}  # where (one comparison of a case) -> what it reads
+HINTS: dict[str, str] = {}  # where -> what to do when it differs (none: the diagnosis says)
+GRAPHS: dict[str, str] = {}  # a topological-order case's graph -> the graph
+NAMED: dict[str, str] = {}  # what engine-grad-aliased may name, beyond a node's .grad
 
 
-def total(x):
-    """s = Σ x by hand: ds/dx = 1 everywhere, at x's shape."""
-    return node("total", (x,), x.data.sum(), lambda g: (np.broadcast_to(g, x.shape),))
+def words(label: str, graph: tuple[str, str] | None = None,
+          reads: dict[str, str | tuple[str, str]] | None = None):
+    """A case's words, declared on it: its label, its graph (key, words), and for each
+    comparison (``where``) what it reads, with a hint when there is one (a pair)."""
+    def register(build):
+        LABELS[build.__name__] = label
+        if graph:
+            GRAPHS[graph[0]] = graph[1]
+        for where, said in (reads or {}).items():
+            READS[where], HINTS[where] = (said, "") if isinstance(said, str) else said
+        return build
+    return register
 
 
-def chain(x, n: int):
-    """x -> scale1 -> scale1 -> ... n times (the deep-graph test)."""
-    y = x
-    for _ in range(n):
-        y = scale(y, 1.0)
-    return y
+_SKIP_LEAF = N_("Every node in the reversed order gets its turn: skip a leaf (no _backward) with "
+                "continue, do not end the loop there.")
 
 
-SEED = 0  # the grading seed (0: the values make check has always used); see _rng
-OBSERVED: list | None = None  # set by the grading worker: what each case observes, in order
+@dataclass(frozen=True)
+class EngineCase:
+    """One case: its name (``LABELS``' key), its program and its judge."""
 
-
-def _rng(k: int) -> np.random.Generator:
-    """The ``k``-th random stream of a case: fixed shapes, values drawn from ``SEED``."""
-    return np.random.default_rng(k if not SEED else (SEED, k))
-
-
-def observe(where: str, value) -> None:
-    """Record what a case observed of the implementation (the grading worker sends it to the
-    instructor's process, which judges it against the reference's observation)."""
-    if OBSERVED is not None:
-        OBSERVED.append((where, value))
-
-
-def _leaf(shape, seed: int = 0):
-    rng = _rng(seed)
-    return _mt().Tensor(rng.uniform(-2.0, 2.0, size=shape), requires_grad=True)
+    name: str
+    program: dict
+    judge: Judge
 
 
 def _fail(fact_id: str, kind: str, diagnosis_id: str = "", **params) -> CheckFailed:
@@ -94,11 +141,10 @@ def _compare(where: str, got, want: np.ndarray, kind: str = "engine", hint: dict
              ) -> None:
     """Raise CheckFailed unless ``got`` (an array or None) equals ``want`` to 1e-12.
 
-    ``where`` names the case (its words are ``messages.ENGINE_WHERE[where]``); ``kind`` is the
+    ``where`` names the case (its words are ``READS[where]``); ``kind`` is the
     diagnosis when nothing more telling shows: a constant ratio of 1/2 says a gradient was
     overwritten instead of accumulated, of 2 that a node was counted twice.
     """
-    observe(where, got)
     params = {"where": where, "want_shape": want.shape, **(hint or {})}
     if got is None:
         raise _fail("engine-grad-none", kind, **params)
@@ -150,7 +196,6 @@ def _seed_ignored(where: str, got, want: np.ndarray, ones: np.ndarray) -> None:
     if got is None or np.shape(got) != want.shape or np.allclose(got, want, 1e-12, 1e-12):
         return
     if np.allclose(got, ones, 1e-12, 1e-12):
-        observe(where, got)
         diff = np.abs(np.asarray(got) - want)
         j = np.unravel_index(int(np.argmax(diff)), diff.shape)
         raise _fail("engine-grad-values", "missing-upstream", "engine-seed-ignored", where=where,
@@ -159,240 +204,388 @@ def _seed_ignored(where: str, got, want: np.ndarray, ones: np.ndarray) -> None:
                     ratio=None, mistake=True)
 
 
+
+
 # ---------------------------------------------------------------- lab 00: topological order
-def _order_of(root, graph: str) -> list:
-    try:
-        order = root._topological_order()
-    except RecursionError:
-        raise _fail("topo-recursion", "recursion", graph=graph) from None
-    if not isinstance(order, list):
-        raise _fail("topo-not-list", "topological-order", graph=graph,
-                    type=type(order).__name__)
-    return order
-
-
-def _assert_topological(order: list, root, expected: dict, graph: str) -> None:
-    """``expected`` names every node that must appear, exactly once, parents first."""
-    name_of = {id(t): name for name, t in expected.items()}
-    seen = [name_of.get(id(t), f"<unexpected {getattr(t, '_op', '?') or 'leaf'}>") for t in order]
-    observe(graph, {"order": seen, "root": name_of[id(root)], "parents": {
-        name: [name_of[id(p)] for p in t._prev if id(p) in name_of]
-        for name, t in expected.items()}})
-    counts = {n: seen.count(n) for n in seen}
+def _topological(seen: Seen, graph: str, root: str, parents: dict[str, list[str]]) -> None:
+    """The one topological-order validator: the order ``seen[graph]`` (node names) lists every
+    node of ``parents`` (name -> its parents' names) exactly once, parents first, ``root``
+    last. The order itself may differ from the reference's."""
+    observed = seen[graph]
+    if "raised" in observed:
+        raise _fail("topo-recursion", "recursion", graph=graph)
+    if "type" in observed:
+        raise _fail("topo-not-list", "topological-order", graph=graph, type=observed["type"])
+    order = list(observed["order"])
+    counts = {n: order.count(n) for n in order}
     twice = [n for n, c in counts.items() if c > 1]
     if twice:
-        raise _fail("topo-twice", "double-counting", graph=graph, twice=twice, order=seen)
-    missing = [n for n in expected if n not in counts]
+        raise _fail("topo-twice", "double-counting", graph=graph, twice=twice, order=order)
+    missing = [n for n in parents if n not in counts]
     if missing:
         raise _fail("topo-missing", "topological-order", graph=graph, missing=missing,
-                    order=seen)
-    if any(n.startswith("<unexpected") for n in seen):
-        raise _fail("topo-unexpected", "topological-order", graph=graph, order=seen)
-    position = {n: i for i, n in enumerate(seen)}
-    for name, t in expected.items():
-        for parent in t._prev:
-            pname = name_of.get(id(parent))
-            if pname in position and position[pname] > position[name]:
+                    order=order)
+    if any(n.startswith("<unexpected") for n in order):
+        raise _fail("topo-unexpected", "topological-order", graph=graph, order=order)
+    position = {n: i for i, n in enumerate(order)}
+    for name, mine in parents.items():
+        for parent in mine:
+            if parent in position and position[parent] > position[name]:
                 raise _fail("topo-parent-after", "topological-order", graph=graph,
-                            parent=pname, child=name, order=seen)
-    if seen[-1] != name_of[id(root)]:
-        raise _fail("topo-last", "topological-order", graph=graph, root=name_of[id(root)],
-                    order=seen)
+                            parent=parent, child=name, order=order)
+    if order[-1] != root:
+        raise _fail("topo-last", "topological-order", graph=graph, root=root, order=order)
 
 
-def _topo_cases():
-    def chain3():
-        x = _leaf((3, 5))
-        a = square(x)
-        b = scale(a, 3.0)
-        _assert_topological(_order_of(b, "chain3"), b, {"x": x, "a": a, "b": b}, "chain3")
+def _order(g: Graph, graph: str, root: str, parents: dict[str, list[str]]) -> Judge:
+    g.do("order", root=root, key=graph, names=list(parents))
+    return lambda seen: _topological(seen, graph, root, parents)
 
-    def diamond():
-        x = _leaf((3, 5))
-        a, b = square(x), scale(x, 2.0)
-        c = plus(a, b)
-        _assert_topological(_order_of(c, "diamond"), c, {"x": x, "a": a, "b": b, "c": c},
-                            "diamond")
 
-    def residual():
-        # a reaches c directly and through b: a depth-first search meets a twice
-        x = _leaf((3, 5))
-        a = square(x)
-        b = scale(a, 2.0)
-        c = plus(a, b)
-        _assert_topological(_order_of(c, "residual"), c, {"x": x, "a": a, "b": b, "c": c},
-                            "residual")
+@words(N_("chain3"),
+       graph=("chain3", N_("x -> a -> b, shapes (3, 5)")))
+def chain3(g: Graph) -> Judge:
+    g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("b", "scale", "a", k=3.0)
+    return _order(g, "chain3", "b", {"x": [], "a": ["x"], "b": ["a"]})
 
-    def constant_parent():
-        x = _leaf((20, 3, 5))
-        k = _mt().Tensor(np.full((20, 3, 5), 0.5))
-        y = times_const(x, k)
-        _assert_topological(_order_of(y, "constant"), y, {"x": x, "y": y}, "constant")
 
-    def deep():
-        x = _mt().Tensor(np.ones(()), requires_grad=True)
-        y = chain(x, 100_000)
-        order = _order_of(y, "deep")
-        observe("deep", [len(order), order[0] is x, order[-1] is y])
-        if len(order) != 100_001 or order[0] is not x or order[-1] is not y:
-            raise _fail("topo-deep-count", "topological-order", count=len(order))
+@words(N_("diamond"),
+       graph=("diamond", N_("the diamond a = x², b = 2x, c = a + b, shapes (3, 5)")))
+def diamond(g: Graph) -> Judge:
+    g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("b", "scale", "x", k=2.0)
+    g.node("c", "plus", "a", "b")
+    return _order(g, "diamond", "c", {"x": [], "a": ["x"], "b": ["x"], "c": ["a", "b"]})
 
-    return [chain3, diamond, residual, constant_parent, deep]
+
+@words(N_("residual"),
+       graph=("residual", N_("a = x², b = 2a, c = a + b (a reaches c twice), shapes (3, 5)")))
+def residual(g: Graph) -> Judge:
+    # a reaches c directly and through b: a depth-first search meets a twice
+    g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("b", "scale", "a", k=2.0)
+    g.node("c", "plus", "a", "b")
+    return _order(g, "residual", "c", {"x": [], "a": ["x"], "b": ["a"], "c": ["a", "b"]})
+
+
+@words(N_("constant parent"),
+       graph=("constant", N_("y = x·k with k a constant, shapes (20, 3, 5)")))
+def constant_parent(g: Graph) -> Judge:
+    g.leaf("x", (20, 3, 5))
+    g.constant("k", np.full((20, 3, 5), 0.5))
+    g.node("y", "times", "x", "k")
+    return _order(g, "constant", "y", {"x": [], "y": ["x"]})
+
+
+@words(N_("deep"),
+       graph=("deep", N_("a chain of 100,000 ops")))
+def deep(g: Graph) -> Judge:
+    g.constant("x", np.ones(()), requires_grad=True)
+    g.node("y", "scale", "x", k=1.0, repeat=100_000)
+    g.do("order", root="y", key="deep", summary=True, first="x")
+
+    def judge(seen: Seen) -> None:
+        observed = seen["deep"]
+        if "raised" in observed:
+            raise _fail("topo-recursion", "recursion", graph="deep")
+        if "type" in observed:
+            raise _fail("topo-not-list", "topological-order", graph="deep",
+                        type=observed["type"])
+        if observed["count"] != 100_001 or not observed["first"] or not observed["last"]:
+            raise _fail("topo-deep-count", "topological-order", count=observed["count"])
+    return judge
 
 
 # ---------------------------------------------------------------- lab 00: backward
-def _backward_cases():
-    def square_then_sum():
-        x = _leaf((3, 5))
-        a = square(x)
-        s = total(a)
-        s.backward()
-        if x.grad is None and s.grad is not None:
+@words(N_("square then sum"), reads={
+    "square_then_sum": (
+        N_("backward of s = Σ x², x of shape (3, 5): x.grad"),
+        N_("ds/dx = 2x: the seed is 1 for a one-element output, then each node's "
+           "_backward(node.grad) gives its parents' gradients.")),
+})
+def square_then_sum(g: Graph) -> Judge:
+    x = g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("s", "total", "a")
+    g.backward("s")
+    g.grads("x", "s", "a")
+
+    def judge(seen: Seen) -> None:
+        if seen["x.grad"] is None and seen["s.grad"] is not None:
             raise _fail("engine-grad-stopped", "topological-order", want_shape=x.shape,
-                        a_got=a.grad is not None)
-        _compare("square_then_sum", x.grad, 2.0 * x.data)
+                        a_got=seen["a.grad"] is not None)
+        _compare("square_then_sum", seen["x.grad"], 2.0 * x)
+    return judge
 
-    def diamond_accumulates():
-        x = _leaf((3, 5))
-        c = plus(square(x), scale(x, 2.0))
-        up = _rng(7).standard_normal((3, 5))
-        c.backward(up)
-        want = up * (2.0 * x.data + 2.0)
-        _seed_ignored("diamond_accumulates", x.grad, want, 2.0 * x.data + 2.0)
+
+@words(N_("diamond accumulates"), reads={
+    "diamond_accumulates": (
+        N_("backward of c = x² + 2x with a random upstream (3, 5): x.grad"),
+        N_("x feeds two nodes: its gradient is the SUM over both paths. Accumulate (grad = grad + "
+           "g) instead of overwriting, and visit children before parents (the reversed "
+           "topological order).")),
+})
+def diamond_accumulates(g: Graph) -> Judge:
+    x = g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("b", "scale", "x", k=2.0)
+    g.node("c", "plus", "a", "b")
+    up = g.array("up", g.rng(7).standard_normal((3, 5)))
+    g.backward("c", "up")
+    g.grads("x")
+
+    def judge(seen: Seen) -> None:
+        got = seen["x.grad"]
+        want = up * (2.0 * x + 2.0)
+        _seed_ignored("diamond_accumulates", got, want, 2.0 * x + 2.0)
         # "overwritten" only when x.grad is exactly one path's contribution
-        paths = (up * 2.0 * x.data, up * 2.0)
-        one_path = x.grad is not None and np.shape(x.grad) == want.shape and any(
-            np.allclose(x.grad, path, 1e-12, 1e-12) for path in paths)
-        _compare("diamond_accumulates", x.grad, want, "accumulate" if one_path else "engine")
+        paths = (up * 2.0 * x, up * 2.0)
+        one_path = got is not None and np.shape(got) == want.shape and any(
+            np.allclose(got, path, 1e-12, 1e-12) for path in paths)
+        _compare("diamond_accumulates", got, want, "accumulate" if one_path else "engine")
+    return judge
 
-    def grid_constant():
-        x = _leaf((20, 3, 5))
-        k = _mt().Tensor(_rng(3).uniform(0.5, 1.5, (20, 3, 5)))
-        y = times_const(x, k)
-        up = _rng(8).standard_normal((20, 3, 5))
-        y.backward(up)
-        _compare("grid_constant", x.grad, up * k.data)
-        observe("grid_constant_k", k.grad is None)
-        if k.grad is not None:
-            raise _fail("engine-constant-got-grad", "engine", shape=np.shape(k.grad))
 
-    def two_leaves():
-        # separate branches: meeting one leaf in the reversed order must not end the pass
-        x, y = _leaf((3, 5)), _leaf((3, 5), 1)
-        c = plus(square(x), scale(y, 3.0))
-        up = _rng(12).standard_normal((3, 5))
-        c.backward(up)
-        _compare("two_leaves_x", x.grad, 2.0 * x.data * up)
-        _compare("two_leaves_y", y.grad, 3.0 * up)
+@words(N_("grid constant"), reads={
+    "grid_constant": (
+        N_("backward of y = x·k on the grid (20, 3, 5): x.grad"),
+        N_("x.grad must be the upstream gradient times k.")),
+})
+def grid_constant(g: Graph) -> Judge:
+    g.leaf("x", (20, 3, 5))
+    k = g.constant("k", g.rng(3).uniform(0.5, 1.5, (20, 3, 5)))
+    g.node("y", "times", "x", "k")
+    up = g.array("up", g.rng(8).standard_normal((20, 3, 5)))
+    g.backward("y", "up")
+    g.grads("x", "k")
 
-    def constant_first():
-        # the first parent needs no gradient (and its closure returns None for it)
-        x = _leaf((3, 5))
-        k = _mt().Tensor(_rng(13).uniform(0.5, 1.5, (3, 5)))
-        y = node("times", (k, x), k.data * x.data, lambda g: (None, g * k.data))
-        up = _rng(14).standard_normal((3, 5))
-        y.backward(up)
-        _compare("constant_first", x.grad, up * k.data)
+    def judge(seen: Seen) -> None:
+        _compare("grid_constant", seen["x.grad"], up * k)
+        if seen["k.grad"] is not None:
+            raise _fail("engine-constant-got-grad", "engine", shape=np.shape(seen["k.grad"]))
+    return judge
 
-    def same_parent_twice():
-        # y = x·x: x is both parents (x * x, the commonest reuse). A depth-first search pushes x
-        # twice before visiting it, and the two gradients g·x must both reach x.grad
-        x = _leaf((3, 5))
-        y = node("times", (x, x), x.data * x.data, lambda g: (g * x.data, g * x.data))
-        up = _rng(15).standard_normal((3, 5))
-        y.backward(up)
-        _compare("same_parent_twice", x.grad, 2.0 * x.data * up, "accumulate")
 
-    def intermediate_grads():
-        x = _leaf((3, 5))
-        a = square(x)
-        b = scale(a, 3.0)
-        up = _rng(9).standard_normal((3, 5))
-        b.backward(up)
-        _compare("intermediate_a", a.grad, 3.0 * up)
-        _compare("intermediate_b", b.grad, up)
+@words(N_("two leaves"), reads={
+    "two_leaves_x": (
+        N_("backward of c = x² + 3y with a random upstream (3, 5): x.grad"),
+        _SKIP_LEAF),
+    "two_leaves_y": (
+        N_("backward of c = x² + 3y with a random upstream (3, 5): y.grad"),
+        _SKIP_LEAF),
+})
+def two_leaves(g: Graph) -> Judge:
+    # separate branches: meeting one leaf in the reversed order must not end the pass
+    x, _ = g.leaf("x", (3, 5)), g.leaf("y", (3, 5), 1)
+    g.node("a", "square", "x")
+    g.node("b", "scale", "y", k=3.0)
+    g.node("c", "plus", "a", "b")
+    up = g.array("up", g.rng(12).standard_normal((3, 5)))
+    g.backward("c", "up")
+    g.grads("x", "y")
 
-    def leaves_accumulate_across_calls():
-        x = _leaf((3, 5))
-        total(square(x)).backward()
-        total(scale(x, 3.0)).backward()
-        want = 2.0 * x.data + 3.0
+    def judge(seen: Seen) -> None:
+        _compare("two_leaves_x", seen["x.grad"], 2.0 * x * up)
+        _compare("two_leaves_y", seen["y.grad"], 3.0 * up)
+    return judge
+
+
+@words(N_("constant first"), reads={
+    "constant_first": (
+        N_("backward of y = k·x, k a constant and the FIRST parent, shapes (3, 5): x.grad"),
+        N_("A parent that needs no gradient (or a None from _backward) is skipped, and the loop "
+           "goes on to the next parent.")),
+})
+def constant_first(g: Graph) -> Judge:
+    # the first parent needs no gradient (and its closure returns None for it)
+    g.leaf("x", (3, 5))
+    k = g.constant("k", g.rng(13).uniform(0.5, 1.5, (3, 5)))
+    g.node("y", "times_first_none", "k", "x")
+    up = g.array("up", g.rng(14).standard_normal((3, 5)))
+    g.backward("y", "up")
+    g.grads("x")
+    return lambda seen: _compare("constant_first", seen["x.grad"], up * k)
+
+
+@words(N_("same parent twice"), reads={
+    "same_parent_twice": (
+        N_("backward of y = x·x (x is both parents) with a random upstream (3, 5): x.grad"),
+        N_("x is both parents of y = x·x: each of its two gradients g·x is added to x.grad (2x·g "
+           "in all), and x enters the order once even though it is pushed twice.")),
+})
+def same_parent_twice(g: Graph) -> Judge:
+    # y = x·x: x is both parents (x * x, the commonest reuse). A depth-first search pushes x
+    # twice before visiting it, and the two gradients g·x must both reach x.grad
+    x = g.leaf("x", (3, 5))
+    g.node("y", "times", "x", "x")
+    up = g.array("up", g.rng(15).standard_normal((3, 5)))
+    g.backward("y", "up")
+    g.grads("x")
+    return lambda seen: _compare("same_parent_twice", seen["x.grad"], 2.0 * x * up,
+                                 "accumulate")
+
+
+@words(N_("intermediate grads"), reads={
+    "intermediate_a": (
+        N_("backward of b = 3·x²: a.grad (the intermediate node a = x²)"),
+        N_("Every node on the way keeps its gradient in .grad (db/da = 3).")),
+    "intermediate_b": (
+        N_("backward of b = 3·x²: b.grad (the output)"),
+        N_("The output's .grad is the seed you passed to backward().")),
+})
+def intermediate_grads(g: Graph) -> Judge:
+    g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("b", "scale", "a", k=3.0)
+    up = g.array("up", g.rng(9).standard_normal((3, 5)))
+    g.backward("b", "up")
+    g.grads("a", "b")
+
+    def judge(seen: Seen) -> None:
+        _compare("intermediate_a", seen["a.grad"], 3.0 * up)
+        _compare("intermediate_b", seen["b.grad"], up)
+    return judge
+
+
+@words(N_("leaves accumulate across calls"), reads={
+    "leaves_accumulate": (
+        N_("two backward() calls on two graphs sharing the leaf x: x.grad"),
+        N_("A leaf's .grad accumulates across backward() calls (like PyTorch) until zero_grad(); "
+           "do not reset leaves at the start of backward().")),
+})
+def leaves_accumulate_across_calls(g: Graph) -> Judge:
+    x = g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("s", "total", "a")
+    g.backward("s")
+    g.node("b", "scale", "x", k=3.0)
+    g.node("t", "total", "b")
+    g.backward("t")
+    g.grads("x")
+
+    def judge(seen: Seen) -> None:
+        want = 2.0 * x + 3.0
         # the diamond passed, so within a pass it accumulates: the leaf was reset in between
-        _known("leaves_accumulate", x.grad, want, "backward_resets_leaf_grads",
+        _known("leaves_accumulate", seen["x.grad"], want, "backward_resets_leaf_grads",
                np.full(x.shape, 3.0))
-        _compare("leaves_accumulate", x.grad, want, "accumulate")
+        _compare("leaves_accumulate", seen["x.grad"], want, "accumulate")
+    return judge
 
-    def leaf_grads_are_their_own():
-        x, y = _leaf((3, 5)), _leaf((3, 5), 1)
-        c = plus(x, y)  # its _backward hands the very same array g to both parents
-        up = _rng(10).standard_normal((3, 5))
-        c.backward(up)
-        _compare("aliasing_x", x.grad, up)
-        _compare("aliasing_y", y.grad, up)
-        z = _leaf((3, 5), 2)
-        total(z).backward()  # its _backward returns a read-only broadcast view
-        _compare("aliasing_z", z.grad, np.ones((3, 5)))
-        others = {"y.grad": y.grad, "c.grad": c.grad, "the upstream array": up}
-        before = {name: np.array(a, copy=True) for name, a in others.items()}
-        for name, leaf in (("x", x), ("z", z)):
-            try:
-                leaf.grad += 1.0  # an optimizer's in-place update
-            except ValueError:  # assignment destination is read-only
-                raise _fail("engine-grad-read-only", "aliasing", "leaf_grads_alias",
-                            leaf=name) from None
-            changed = [name for name, a in others.items()
-                       if a is not None and not np.array_equal(a, before[name])]
-            observe(f"aliasing_{name}_changed", changed)
+
+@words(N_("leaf grads are their own"), reads={
+    "aliasing_x": N_("backward of c = x + y with a random upstream (3, 5): x.grad"),
+    "aliasing_y": N_("backward of c = x + y with a random upstream (3, 5): y.grad"),
+    "aliasing_z": N_("backward of s = Σ z, z of shape (3, 5): z.grad"),
+})
+def leaf_grads_are_their_own(g: Graph) -> Judge:
+    g.leaf("x", (3, 5))
+    g.leaf("y", (3, 5), 1)
+    g.node("c", "plus", "x", "y")  # its _backward hands the very same array g to both parents
+    up = g.array("up", g.rng(10).standard_normal((3, 5)))
+    g.backward("c", "up")
+    g.grads("x", "y")
+    g.leaf("z", (3, 5), 2)
+    g.node("s", "total", "z")  # its _backward returns a read-only broadcast view
+    g.backward("s")
+    g.grads("z")
+    # an optimizer's in-place update of each leaf's .grad: nothing else may change
+    g.do("in_place", leaves=["x", "z"],
+         others={"y.grad": "y.grad", "c.grad": "c.grad", UPSTREAM_ARRAY: "up"})
+
+    def judge(seen: Seen) -> None:
+        _compare("aliasing_x", seen["x.grad"], up)
+        _compare("aliasing_y", seen["y.grad"], up)
+        _compare("aliasing_z", seen["z.grad"], np.ones((3, 5)))
+        for name in ("x", "z"):
+            changed = seen[f"in_place {name}"]
+            if changed == "read-only":
+                raise _fail("engine-grad-read-only", "aliasing", "leaf_grads_alias", leaf=name)
             if changed:
                 raise _fail("engine-grad-aliased", "aliasing", "leaf_grads_alias",
-                            changed=changed)
-
-    return [square_then_sum, diamond_accumulates, grid_constant, two_leaves, constant_first,
-            same_parent_twice,
-            intermediate_grads,
-            leaves_accumulate_across_calls, leaf_grads_are_their_own]
+                            changed=list(changed))
+    return judge
 
 
-def _retain_graph_cases():
-    def second_backward(node, grad=None) -> None:
-        """A backward after one with retain_graph=True: a freed graph means it was ignored."""
-        try:
-            node.backward() if grad is None else node.backward(grad)
-        except _mt().BackwardError as err:
-            raise _fail("engine-retain-ignored", "freed-graph", message=str(err)) from None
+UPSTREAM_ARRAY = NAMED["the upstream array"] = N_("the upstream array")
 
-    def intermediate_grads_reset():
-        x = _leaf((3, 5))
-        a = square(x)
-        b = scale(a, 3.0)
-        rng = _rng(11)
-        up1, up2 = rng.standard_normal((3, 5)), rng.standard_normal((3, 5))
-        b.backward(up1, retain_graph=True)
-        second_backward(b, up2)
-        for where, node_, first, want in (("reset_b", b, up1, up2),
-                                          ("reset_a", a, 3.0 * up1, 3.0 * up2)):
-            _known(where, node_.grad, want, "intermediate_grads_not_reset", first + want)
-            _compare(where, node_.grad, want)
-        _compare("reset_x", x.grad, 6.0 * x.data * (up1 + up2), "accumulate")
 
-    def retain_twice():
-        x = _leaf((3, 5))
-        s = total(square(x))
-        s.backward(retain_graph=True)
-        second_backward(s)
-        _compare("retain_twice", x.grad, 4.0 * x.data, "freed-graph")
+# ---------------------------------------------------------------- lab 00: retain_graph
+def _second_backward(seen: Seen, key: str) -> None:
+    """A backward after one with retain_graph=True: a freed graph means it was ignored."""
+    raised = seen[key]
+    if raised:
+        raise _fail("engine-retain-ignored", "freed-graph", message=raised["message"])
 
-    def freed_after_backward():
-        x = _leaf((3, 5))
-        a = square(x)
-        s = total(a)
-        s.backward()
-        kept = [name for name, t in (("s", s), ("a", a)) if t._backward is not None or t._prev]
-        observe("freed", kept)
-        if kept:
-            raise _fail("engine-graph-kept", "freed-graph", kept=kept)
 
-    return [intermediate_grads_reset, retain_twice, freed_after_backward]
+@words(N_("intermediate grads reset"), reads={
+    "reset_b": (
+        N_("b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): b.grad (the output)"),
+        N_("The output's .grad is the seed of THIS backward() call: g2.")),
+    "reset_a": (
+        N_("b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): a.grad (a = x²)"),
+        N_("An intermediate node's .grad holds the last pass's gradient only: 3·g2.")),
+    "reset_x": (
+        N_("b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): x.grad"),
+        N_("A leaf's .grad accumulates over both calls: 2x·3·(g1 + g2).")),
+})
+def intermediate_grads_reset(g: Graph) -> Judge:
+    x = g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("b", "scale", "a", k=3.0)
+    rng = g.rng(11)
+    up1 = g.array("up1", rng.standard_normal((3, 5)))
+    up2 = g.array("up2", rng.standard_normal((3, 5)))
+    g.backward("b", "up1", retain_graph=True)
+    g.backward("b", "up2", key="second")
+    g.grads("b", "a", "x")
+
+    def judge(seen: Seen) -> None:
+        _second_backward(seen, "second")
+        for where, node, first, want in (("reset_b", "b", up1, up2),
+                                         ("reset_a", "a", 3.0 * up1, 3.0 * up2)):
+            got = seen[f"{node}.grad"]
+            _known(where, got, want, "intermediate_grads_not_reset", first + want)
+            _compare(where, got, want)
+        _compare("reset_x", seen["x.grad"], 6.0 * x * (up1 + up2), "accumulate")
+    return judge
+
+
+@words(N_("retain twice"), reads={
+    "retain_twice": (
+        N_("s = Σ x², s.backward(retain_graph=True) then s.backward(): x.grad"),
+        N_("With retain_graph=True the graph survives the first backward(), so the second one "
+           "adds 2x again: 4x in total.")),
+})
+def retain_twice(g: Graph) -> Judge:
+    x = g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("s", "total", "a")
+    g.backward("s", retain_graph=True)
+    g.backward("s", key="second")
+    g.grads("x")
+
+    def judge(seen: Seen) -> None:
+        _second_backward(seen, "second")
+        _compare("retain_twice", seen["x.grad"], 4.0 * x, "freed-graph")
+    return judge
+
+
+@words(N_("freed after backward"))
+def freed_after_backward(g: Graph) -> Judge:
+    g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("s", "total", "a")
+    g.backward("s")
+    g.do("kept", nodes=["s", "a"])
+
+    def judge(seen: Seen) -> None:
+        if seen["kept"]:
+            raise _fail("engine-graph-kept", "freed-graph", kept=list(seen["kept"]))
+    return judge
 
 
 # ---------------------------------------------------------------- lab 01: unbroadcast
@@ -440,18 +633,17 @@ def _unbroadcast_hint(grad_shape, shape, got: np.ndarray, want: np.ndarray) -> d
     return {**p, "hint": "aligned"}
 
 
-def _unbroadcast_cases():
-    cases = []
-    for k, (grad_shape, shape) in enumerate(UNBROADCAST_PAIRS):
-        def case(grad_shape=grad_shape, shape=shape, k=k):
-            grad = _rng(100 + k).standard_normal(grad_shape)
-            before = grad.copy()
-            got = _mt().unbroadcast(grad, shape)
-            want = _sum_to(before, shape)
+def _unbroadcast_case(k: int, grad_shape: tuple[int, ...], shape: tuple[int, ...]
+                      ) -> Callable[[Graph], Judge]:
+    def case(g: Graph) -> Judge:
+        grad = g.array("grad", g.rng(100 + k).standard_normal(grad_shape))
+        g.do("unbroadcast", grad="grad", shape=list(shape))
+
+        def judge(seen: Seen) -> None:
+            got = seen["unbroadcast"]
+            want = _sum_to(grad, shape)
             where = {"grad_shape": grad_shape, "shape": shape}
-            observe("unbroadcast_kept_input", bool(np.array_equal(grad, before)))
-            observe("unbroadcast", got)
-            if not np.array_equal(grad, before):
+            if not seen["kept_input"]:
                 raise _fail("unbroadcast-modified", "reverse-broadcast", **where)
             got_arr = np.asarray(got)
             if got_arr.shape != want.shape or not np.allclose(got_arr, want, rtol=1e-12,
@@ -466,14 +658,31 @@ def _unbroadcast_cases():
                         Diagnosis(d.kind, "engine-unbroadcast-shape",
                                   {**d.params, "shape_id": d.id}))
                 _compare("unbroadcast", got_arr, want, "reverse-broadcast", hint)
-        case.__name__ = f"unbroadcast {grad_shape} -> {shape}"
-        cases.append(case)
-    return cases
+        return judge
+    case.__name__ = f"unbroadcast {grad_shape} -> {shape}"
+    return case
 
 
-CHECKS: dict[str, Callable[[], list[Callable[[], None]]]] = {
-    "topological_order": _topo_cases,
-    "backward": _backward_cases,
-    "retain_graph": _retain_graph_cases,
-    "unbroadcast": _unbroadcast_cases,
+READS["unbroadcast"] = N_("unbroadcast(grad of shape {grad_shape}, {shape})")
+
+
+# ---------------------------------------------------------------- the rows
+CHECKS: dict[str, tuple[Callable[[Graph], Judge], ...]] = {
+    "topological_order": (chain3, diamond, residual, constant_parent, deep),
+    "backward": (square_then_sum, diamond_accumulates, grid_constant, two_leaves,
+                 constant_first, same_parent_twice, intermediate_grads,
+                 leaves_accumulate_across_calls, leaf_grads_are_their_own),
+    "retain_graph": (intermediate_grads_reset, retain_twice, freed_after_backward),
+    "unbroadcast": tuple(_unbroadcast_case(k, grad_shape, shape)
+                         for k, (grad_shape, shape) in enumerate(UNBROADCAST_PAIRS)),
 }
+
+
+def cases(row: str, seed: int = 0) -> list[EngineCase]:
+    """The cases of an engine row, their values drawn from ``seed``: programs and judges."""
+    out = []
+    for build in CHECKS[row]:
+        g = Graph(seed)
+        judge = build(g)
+        out.append(EngineCase(build.__name__, g.program(), judge))
+    return out

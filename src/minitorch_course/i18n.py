@@ -103,6 +103,11 @@ def translations(lang: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(buffer)
 
 
+def N_(msgid: str) -> str:
+    """Mark a table's string for extraction; it is translated where it is shown."""
+    return msgid
+
+
 def _(msgid: str) -> Msg:
     """``msgid`` in the current language."""
     if not msgid:  # gettext's "" is the catalog's header

@@ -13,17 +13,12 @@ import re
 import textwrap
 from collections.abc import Callable, Sequence
 
-from minitorch_course import i18n
+from minitorch_course import engine_checks, i18n
 from minitorch_course.catalog import MISTAKES, format_shape
-from minitorch_course.i18n import Msg, _, t, verbatim
+from minitorch_course.i18n import N_, Msg, _, t, verbatim
 from minitorch_course.outcomes import PASS, Diagnosis, Fact, Outcome, RowReport
 
 BLOCK_WIDTH = 94  # a failure block fits make check's 100 columns with its 6-space indent
-
-
-def N_(msgid: str) -> str:
-    """Mark a table's string for extraction; it is translated where it is shown."""
-    return msgid
 
 
 # kind -> what the table and the summaries call it
@@ -505,7 +500,7 @@ def _where(p: dict) -> str:
 
 def _engine_values(p: dict) -> str:
     text = t("{where}: element {element}: got {got!r}, expected {want!r} (|difference| "
-             "{diff:.3g}).", where=ENGINE_WHERE[p["where"]](p), element=fmt(p["element"]),
+             "{diff:.3g}).", where=engine_where(p), element=fmt(p["element"]),
              got=p["got"], want=p["want"], diff=p["diff"])
     if p.get("ratio") is not None:
         text += " " + t("Every element is {ratio:g}× the right one.", ratio=p["ratio"])
@@ -517,7 +512,8 @@ def _engine_hint(p: dict) -> str:
         return ""
     if p.get("hint"):
         return UNBROADCAST_HINTS[p["hint"]](p)
-    return _(ENGINE_HINTS[p["where"]]) if p["where"] in ENGINE_HINTS else ""
+    hint = engine_checks.HINTS.get(p["where"])
+    return _(hint) if hint else ""
 
 
 def _not_started(p: dict) -> str:
@@ -562,7 +558,7 @@ def _gradcheck_values(p: dict) -> str:
 
 
 def _graph(p: dict) -> str:
-    return _(TOPO_GRAPHS[p["graph"]])
+    return _(engine_checks.GRAPHS[p["graph"]])
 
 
 def _names(names: list[str]) -> str:
@@ -578,9 +574,6 @@ FACTS: dict[str, Callable[[dict], str]] = {
         "gradcheck of {row} on {case}, input {index}: the analytical gradient is not within "
         "atol + rtol·|numerical| of central differences, or not of torch's for the same upstream "
         "gradient.", row=p["row"], case=p["case"], index=p["index"]),
-    "record-engine-mismatch": lambda p: t(  # the scores of record: an engine observation
-        "{row} on {case}: {where} differs from the reference's.", row=p["row"], case=p["case"],
-        where=p["where"]),
     "forward-shape-mismatch": lambda p: t(
         "{row} forward on {case}: output shape {got}, torch gives {want}.", row=p["row"],
         case=p["case"], got=fmt(p["got"]), want=fmt(p["want"])),
@@ -617,10 +610,10 @@ FACTS: dict[str, Callable[[dict], str]] = {
     # engine checks (lab 00 and unbroadcast)
     "engine-grad-none": lambda p: t(
         "{where}: .grad is None, expected an array of shape {want}.",
-        where=ENGINE_WHERE[p["where"]](p), want=fmt(p["want_shape"])) + " " + (
+        where=engine_where(p), want=fmt(p["want_shape"])) + " " + (
         _engine_hint(p) or _("backward() never reached this node.")),
     "engine-grad-shape": lambda p: (t(
-        "{where}: gradient shape {got}, expected {want}.", where=ENGINE_WHERE[p["where"]](p),
+        "{where}: gradient shape {got}, expected {want}.", where=engine_where(p),
         got=fmt(p["got"]), want=fmt(p["want_shape"])) + " " + _engine_hint(p)).rstrip(),
     "engine-grad-values": _engine_values,
     "engine-grad-stopped": _grad_stopped,
@@ -639,7 +632,8 @@ FACTS: dict[str, Callable[[dict], str]] = {
     "engine-grad-aliased": lambda p: t(
         "backward of c = x + y (its _backward returns the same g for both parents): after "
         "x.grad += 1 (an optimizer's in-place update), {changed} changed too.",
-        changed=_names([_(ALIASED[c]) if c in ALIASED else c for c in p["changed"]])),
+        changed=_names([_(c) if c in engine_checks.NAMED.values() else c
+                        for c in p["changed"]])),
     "engine-graph-kept": lambda p: t(
         "after s.backward() without retain_graph, node(s) {kept} still hold their _prev / "
         "_backward. Free the graph like PyTorch: once a node's _backward has run, set node._prev "
@@ -678,110 +672,22 @@ FACTS: dict[str, Callable[[dict], str]] = {
         "leaf first and the output last", count=p["count"]),
     "unbroadcast-modified": lambda p: t(
         "{where} modified the grad it was given; return a new array (the caller may still need "
-        "it).", where=ENGINE_WHERE["unbroadcast"](p)),
+        "it).", where=engine_where({**p, "where": "unbroadcast"})),
     "unbroadcast-shape": lambda p: (t(
-        "{where}: returned shape {got}, expected {want}.", where=ENGINE_WHERE["unbroadcast"](p),
+        "{where}: returned shape {got}, expected {want}.", where=engine_where({**p, "where": "unbroadcast"}),
         got=fmt(p["got"]), want=fmt(p["want"])) + " " + _engine_hint(p)).rstrip(),
 }
 
-# the engine checks' cases (engine_checks: each case is a function; its name is the key)
-ENGINE_CASES: dict[str, str] = {
-    "chain3": N_("chain3"),
-    "diamond": N_("diamond"),
-    "residual": N_("residual"),
-    "constant_parent": N_("constant parent"),
-    "deep": N_("deep"),
-    "square_then_sum": N_("square then sum"),
-    "diamond_accumulates": N_("diamond accumulates"),
-    "grid_constant": N_("grid constant"),
-    "two_leaves": N_("two leaves"),
-    "constant_first": N_("constant first"),
-    "same_parent_twice": N_("same parent twice"),
-    "intermediate_grads": N_("intermediate grads"),
-    "leaves_accumulate_across_calls": N_("leaves accumulate across calls"),
-    "leaf_grads_are_their_own": N_("leaf grads are their own"),
-    "intermediate_grads_reset": N_("intermediate grads reset"),
-    "retain_twice": N_("retain twice"),
-    "freed_after_backward": N_("freed after backward"),
-}
-
-
 def engine_case(name: str) -> str:
     """An engine case's label (an unbroadcast case names its call: no words to translate)."""
-    return _(ENGINE_CASES[name]) if name in ENGINE_CASES else name.replace("_", " ")
+    return _(engine_checks.LABELS[name]) if name in engine_checks.LABELS else name.replace("_", " ")
 
 
-# what engine-grad-aliased names (engine_checks' keys)
-ALIASED: dict[str, str] = {"the upstream array": N_("the upstream array")}
+def engine_where(p: dict) -> str:
+    """What an engine case's comparison ``p["where"]`` reads (``engine_checks.READS``)."""
+    return t(engine_checks.READS[p["where"]],
+             **{k: fmt(p[k]) for k in ("grad_shape", "shape") if k in p})
 
-TOPO_GRAPHS = {
-    "chain3": N_("x -> a -> b, shapes (3, 5)"),
-    "diamond": N_("the diamond a = x², b = 2x, c = a + b, shapes (3, 5)"),
-    "residual": N_("a = x², b = 2a, c = a + b (a reaches c twice), shapes (3, 5)"),
-    "constant": N_("y = x·k with k a constant, shapes (20, 3, 5)"),
-    "deep": N_("a chain of 100,000 ops"),
-}
-
-ENGINE_WHERE: dict[str, Callable[[dict], str]] = {
-    "square_then_sum": lambda p: _("backward of s = Σ x², x of shape (3, 5): x.grad"),
-    "diamond_accumulates": lambda p: _(
-        "backward of c = x² + 2x with a random upstream (3, 5): x.grad"),
-    "grid_constant": lambda p: _("backward of y = x·k on the grid (20, 3, 5): x.grad"),
-    "two_leaves_x": lambda p: _("backward of c = x² + 3y with a random upstream (3, 5): x.grad"),
-    "two_leaves_y": lambda p: _("backward of c = x² + 3y with a random upstream (3, 5): y.grad"),
-    "constant_first": lambda p: _(
-        "backward of y = k·x, k a constant and the FIRST parent, shapes (3, 5): x.grad"),
-    "intermediate_a": lambda p: _("backward of b = 3·x²: a.grad (the intermediate node a = x²)"),
-    "intermediate_b": lambda p: _("backward of b = 3·x²: b.grad (the output)"),
-    "leaves_accumulate": lambda p: _(
-        "two backward() calls on two graphs sharing the leaf x: x.grad"),
-    "retain_twice": lambda p: _(
-        "s = Σ x², s.backward(retain_graph=True) then s.backward(): x.grad"),
-    "same_parent_twice": lambda p: _(
-        "backward of y = x·x (x is both parents) with a random upstream (3, 5): x.grad"),
-    "aliasing_x": lambda p: _("backward of c = x + y with a random upstream (3, 5): x.grad"),
-    "aliasing_y": lambda p: _("backward of c = x + y with a random upstream (3, 5): y.grad"),
-    "aliasing_z": lambda p: _("backward of s = Σ z, z of shape (3, 5): z.grad"),
-    "reset_b": lambda p: _(
-        "b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): b.grad (the output)"),
-    "reset_a": lambda p: _(
-        "b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): a.grad (a = x²)"),
-    "reset_x": lambda p: _(
-        "b = 3·x², b.backward(g1, retain_graph=True) then b.backward(g2): x.grad"),
-    "unbroadcast": lambda p: t("unbroadcast(grad of shape {grad_shape}, {shape})",
-                               grad_shape=fmt(p["grad_shape"]), shape=fmt(p["shape"])),
-}
-
-_SKIP_LEAF = N_("Every node in the reversed order gets its turn: skip a leaf (no _backward) with "
-                "continue, do not end the loop there.")
-ENGINE_HINTS: dict[str, str] = {
-    "square_then_sum": N_("ds/dx = 2x: the seed is 1 for a one-element output, then each node's "
-                          "_backward(node.grad) gives its parents' gradients."),
-    "diamond_accumulates": N_(
-        "x feeds two nodes: its gradient is the SUM over both paths. Accumulate (grad = grad + g) "
-        "instead of overwriting, and visit children before parents (the reversed topological "
-        "order)."),
-    "grid_constant": N_("x.grad must be the upstream gradient times k."),
-    "two_leaves_x": _SKIP_LEAF,
-    "two_leaves_y": _SKIP_LEAF,
-    "constant_first": N_(
-        "A parent that needs no gradient (or a None from _backward) is skipped, and the loop "
-        "goes on to the next parent."),
-    "same_parent_twice": N_(
-        "x is both parents of y = x·x: each of its two gradients g·x is added to x.grad (2x·g in "
-        "all), and x enters the order once even though it is pushed twice."),
-    "intermediate_a": N_("Every node on the way keeps its gradient in .grad (db/da = 3)."),
-    "intermediate_b": N_("The output's .grad is the seed you passed to backward()."),
-    "leaves_accumulate": N_(
-        "A leaf's .grad accumulates across backward() calls (like PyTorch) until zero_grad(); do "
-        "not reset leaves at the start of backward()."),
-    "reset_b": N_("The output's .grad is the seed of THIS backward() call: g2."),
-    "reset_a": N_("An intermediate node's .grad holds the last pass's gradient only: 3·g2."),
-    "reset_x": N_("A leaf's .grad accumulates over both calls: 2x·3·(g1 + g2)."),
-    "retain_twice": N_(
-        "With retain_graph=True the graph survives the first backward(), so the second one adds "
-        "2x again: 4x in total."),
-}
 
 UNBROADCAST_HINTS: dict[str, Callable[[dict], str]] = {
     "unchanged": lambda p: t(
@@ -890,7 +796,7 @@ def brief(o: Outcome, sentences: int = 2) -> str:
         said = diagnosis_text(o.diagnosis).strip() if o.diagnosis else ""
         ratio = (t("every element is {ratio:g}× the right one", ratio=p["ratio"])
                  if p.get("ratio") is not None else _("wrong"))
-        return f"{ENGINE_WHERE[p['where']](p)}: {ratio}. {said or _engine_hint(p)}".strip()
+        return f"{engine_where(p)}: {ratio}. {said or _engine_hint(p)}".strip()
     text = diagnosis_text(o.diagnosis, full=False) if o.diagnosis else ""
     if not text or (o.diagnosis and o.diagnosis.id.startswith("engine-")):
         text = message(o)

@@ -17,14 +17,14 @@ from __future__ import annotations
 import sys
 import traceback
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import ModuleType
 
 import numpy as np
 
 from minitorch_course import diagnosis, oracle_cache
-from minitorch_course.catalog import Case, Op, lab_asking_for
+from minitorch_course.catalog import ENGINE_BY_NAME, Case, Op, lab_asking_for
 from minitorch_course.i18n import t
 from minitorch_course.outcomes import (
     FAIL,
@@ -35,6 +35,7 @@ from minitorch_course.outcomes import (
     Diagnosis,
     Fact,
     Outcome,
+    StandIn,
 )
 
 RTOL = 1e-7  # torch.testing.assert_close's float64 defaults
@@ -129,32 +130,60 @@ def _rank(d: Diagnosis | None, arrays) -> int:
             + 8 * (d is not None and d.id in diagnosis.LAST_RESORT))
 
 
-def not_started(err: NotImplementedError, **extra) -> Fact:
-    """The stub's NotImplementedError as data: the function that raised it and the lab that asks
-    for it (the course words it in the learner's language), and the stub's own message."""
-    tb = err.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    function = tb.tb_frame.f_code.co_qualname if tb is not None else ""
+def not_started(err: NotImplementedError, function: str | None = None, **extra) -> Fact:
+    """The stub's NotImplementedError as data: the function that raised it (``function``, or
+    the traceback's deepest frame) and the lab that asks for it (the course words it in the
+    learner's language), and the stub's own message."""
+    if function is None:
+        tb = err.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        function = tb.tb_frame.f_code.co_qualname if tb is not None else ""
     return Fact("not-started", {"message": str(err), "function": function,
                                 "lab": lab_asking_for(function) or "", **extra})
 
 
-def _guard(op: Op, suite: str, case: Case, body, size: int = 0, arrays=None) -> Outcome:
-    """Run ``body``; NotImplementedError -> not started, CheckFailed -> fail, crash -> fail."""
+def _frames(err: BaseException) -> list:
+    """Where ``err`` was raised: its traceback, or a stand-in's frames (the worker's)."""
+    return err.frames if isinstance(err, StandIn) else traceback.extract_tb(err.__traceback__)
+
+
+def _not_started(row: str, err: NotImplementedError) -> Fact:
+    """The stub's message; an engine check that reached a later lab's function (lab 01's
+    unbroadcast) says so."""
+    function = err.function if isinstance(err, StandIn) else None
+    if row not in ENGINE_BY_NAME:
+        return not_started(err, function)
+    frames = _frames(err)
+    raiser = ENGINE_BY_NAME.get(frames[-1].name) if frames else None
+    later = raiser is not None and raiser.lab > ENGINE_BY_NAME[row].lab
+    return not_started(err, function, needs=raiser.name if later else "")
+
+
+def guard(row: str, suite: str, label: str, body: Callable[[], None], *, op: Op | None = None,
+          case: Case | None = None, size: int = 0, arrays=None, ranked: bool = True) -> Outcome:
+    """THE run-and-classify guard of a check that runs learner code (an op's suites, an engine
+    case's judge): ``body`` raising NotImplementedError -> not started, CheckFailed -> fail,
+    anything else -> a crash, diagnosed where it happened (a ``StandIn`` for the grading
+    worker's exception, by the frames that came back). ``ranked``: the outcome's rank among
+    its suite's cases (``_rank``)."""
     try:
         with quiet():
             body()
     except NotImplementedError as err:
-        return Outcome(op.name, suite, NOT_STARTED, case.label,
-                       not_started(err), size=size)
+        return Outcome(row, suite, NOT_STARTED, label, _not_started(row, err), size=size)
     except CheckFailed as err:
-        return Outcome(op.name, suite, FAIL, case.label, err.fact, err.diagnosis, size,
-                       _rank(err.diagnosis, arrays))
+        return Outcome(row, suite, FAIL, label, err.fact, err.diagnosis, size,
+                       _rank(err.diagnosis, arrays) if ranked else 0)
     except Exception as err:  # the learner's code crashed: say where
-        d = diagnosis.explain_crash(op, err, traceback.extract_tb(err.__traceback__), case=case)
-        return Outcome(op.name, suite, FAIL, case.label, None, d, size, _rank(d, arrays))
-    return Outcome(op.name, suite, PASS, case.label, size=size)
+        d = diagnosis.explain_crash(op, err, _frames(err), case=case)
+        return Outcome(row, suite, FAIL, label, None, d, size, _rank(d, arrays) if ranked else 0)
+    return Outcome(row, suite, PASS, label, size=size)
+
+
+def _guard(op: Op, suite: str, case: Case, body, size: int = 0, arrays=None) -> Outcome:
+    """``guard`` on one case of an op."""
+    return guard(op.name, suite, case.label, body, op=op, case=case, size=size, arrays=arrays)
 
 
 def _size(arrays) -> int:

@@ -60,6 +60,15 @@ class Diagnosis:
         self.params = plain(self.params)
 
 
+class StandIn:
+    """Mixed into an exception that stands for one raised elsewhere (in the grading worker):
+    only its type's names, message and fields came back, with its ``frames``
+    (``traceback.FrameSummary``) and the qualified name of the ``function`` that raised it."""
+
+    frames: list = []
+    function: str = ""
+
+
 @dataclass
 class Outcome:
     """The verdict of one check on one case."""

@@ -11,13 +11,12 @@ from __future__ import annotations
 import gc
 import linecache
 import sys
-import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from minitorch_course import diagnosis, engine_checks, messages, op_checks
+from minitorch_course import engine_checks, messages, op_checks
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, ENGINE_ROWS, LABS, OPS
 from minitorch_course.i18n import t
 from minitorch_course.outcomes import (
@@ -26,11 +25,11 @@ from minitorch_course.outcomes import (
     PASS,
     SKIP,
     SUITES,
-    CheckFailed,
     Fact,
     Outcome,
     RowReport,
 )
+from minitorch_course.worker import engine
 
 ROOT = Path(__file__).resolve().parents[2]
 LEARNER_FILE = ROOT / "src" / "minitorch" / "tensor.py"
@@ -121,35 +120,37 @@ def _no_gc() -> Iterator[None]:
 
 
 # ---------------------------------------------------------------- rows
-def _not_started(row: str, suite: str, case: str, err: NotImplementedError) -> Outcome:
-    """The stub's message; an engine check that reached lab 01's unbroadcast says so."""
-    frames = traceback.extract_tb(err.__traceback__)
-    raiser = ENGINE_BY_NAME.get(frames[-1].name) if frames else None
-    later = raiser is not None and row in ENGINE_BY_NAME and raiser.lab > ENGINE_BY_NAME[row].lab
-    return Outcome(row, suite, NOT_STARTED, case,
-                   op_checks.not_started(err, needs=raiser.name if later else ""))
+def observe_here(cases: list[engine_checks.EngineCase], impl: ModuleType
+                 ) -> Iterator[engine_checks.Seen]:
+    """What each case's program observes of ``impl`` in this process, one case at a time (a
+    case runs only once the one before it passed): the learner's exception, if any, is kept
+    in ``Seen.error`` for the judge to re-raise where the case reads what it never reached."""
+    for case in cases:
+        seen = engine_checks.Seen()
+        try:
+            engine.run(case.program, impl, seen)
+        except Exception as err:  # noqa: BLE001 - the learner's code raised: the judge says
+            seen.error = err
+        yield seen
+
+
+def judge_engine_row(name: str, cases: list[engine_checks.EngineCase],
+                     observed: Iterable[engine_checks.Seen]) -> Outcome:
+    """One engine row's outcome from what its cases observed (here, or in the grading worker,
+    whose exceptions come back as stand-ins): the first failure, through the one guard."""
+    for case, seen in zip(cases, observed, strict=False):
+        outcome = op_checks.guard(name, "engine", messages.engine_case(case.name),
+                                  lambda case=case, seen=seen: case.judge(seen), ranked=False)
+        if outcome.status != PASS:
+            return outcome
+    return Outcome(name, "engine", PASS, "", Fact("engine-passed", {"count": len(cases)}))
 
 
 def run_engine_row(name: str, impl: ModuleType, seed: int = 0) -> Outcome:
-    """One engine row: every case of ``engine_checks.CHECKS[name]``; the first failure."""
-    engine_checks.SEED = seed
+    """One engine row: every case of ``engine_checks.cases(name, seed)``; the first failure."""
+    cases = engine_checks.cases(name, seed)
     with using(impl), op_checks.quiet(), _no_gc():
-        try:
-            cases = engine_checks.CHECKS[name]()
-        except NotImplementedError as err:
-            return _not_started(name, "engine", "", err)
-        for case in cases:
-            label = messages.engine_case(getattr(case, "__name__", "case"))
-            try:
-                case()
-            except NotImplementedError as err:
-                return _not_started(name, "engine", label, err)
-            except CheckFailed as err:
-                return Outcome(name, "engine", FAIL, label, err.fact, err.diagnosis)
-            except Exception as err:  # the implementation crashed inside the check
-                d = diagnosis.explain_crash(None, err, traceback.extract_tb(err.__traceback__))
-                return Outcome(name, "engine", FAIL, label, None, d)
-    return Outcome(name, "engine", PASS, "", Fact("engine-passed", {"count": len(cases)}))
+        return judge_engine_row(name, cases, observe_here(cases, impl))
 
 
 def run_row(name: str, impl: ModuleType, suites: tuple[str, ...] = SUITES,
@@ -159,10 +160,7 @@ def run_row(name: str, impl: ModuleType, suites: tuple[str, ...] = SUITES,
     input values (0: the notebooks' own; a grading seed reproduces a graded case)."""
     if name in ENGINE_BY_NAME:
         row = ENGINE_BY_NAME[name]
-        try:
-            outcome = run_engine_row(name, impl, seed)
-        finally:
-            engine_checks.SEED = 0
+        outcome = run_engine_row(name, impl, seed)
         return RowReport(name, row.lab, row.points, True, {"engine": [outcome]})
     op = BY_NAME[name]
     fixed = tuple(s for s in suites if s != "property")

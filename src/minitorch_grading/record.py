@@ -10,9 +10,10 @@ results are feedback. The scores of record come from here:
   a fresh interpreter in a temporary folder, guarded by an audit hook: it can read nothing but
   its own folder, the standard library and NumPy, write nothing, start nothing, import no
   autograd library) that returns the learner's outputs and gradients as data;
-- the expected values (torch float64 and the reference's engine observations) and every
-  comparison are computed here, in the instructor's process, with the suites' own comparisons
-  and diagnoses (``op_checks.compare_forward`` / ``compare_backward``);
+- the expected values (torch float64, and the engine cases' own: lab 00's hand-built graphs go
+  to the worker as programs, ``minitorch_course.engine_checks``) and every comparison are
+  computed here, in the instructor's process, with the suites' own comparisons and diagnoses
+  (``op_checks.compare_forward`` / ``compare_backward``, the engine cases' judges);
 - quiz and exercise answers are read from the submitted notebook's source with
   ``ast.literal_eval`` (never executed) and judged by the instructor's own test cells (hidden
   tests included), run here on those plain values;
@@ -24,8 +25,7 @@ results are feedback. The scores of record come from here:
 
 The scores are written into the gradebook (``Grade.auto_score``), so formgrader, feedback and
 export show them; a human's ``manual_score`` is kept. Flags for the instructor (an autograd
-import, a refused file access, an in-kernel score above the record's, an engine verdict that
-disagrees with its observations) go to ``reports/record-<time>.{txt,json}``.
+import, a refused file access, an in-kernel score above the record's) go to ``reports/record-<time>.{txt,json}``.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from minitorch.gradcheck import DEFAULT_ATOL, DEFAULT_EPS, default_upstream, tolerance
-from minitorch_course import diagnosis, examplar, i18n, mlp_checks, op_checks, runner
+from minitorch_course import diagnosis, engine_checks, examplar, i18n, mlp_checks, op_checks, runner
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, Case, resolve
 from minitorch_course.check import COMMAND as CHECK_COMMAND
 from minitorch_course.messages import N_
@@ -65,6 +65,7 @@ from minitorch_course.outcomes import (
     Fact,
     Outcome,
     RowReport,
+    StandIn,
 )
 from minitorch_course.quiz import read_literals as literal_answers
 from minitorch_course.worker import main as worker
@@ -76,7 +77,6 @@ REPORTS = "reports"
 WALL = 180.0  # seconds a worker may take for a whole submission (the reference takes a few)
 BUDGET = 60.0  # seconds of the worker's own clock for all tasks; then the rest is not run
 TASK_SECONDS = 10.0  # one case (one engine row): an endless loop costs this once per row
-ENGINE_RTOL, ENGINE_ATOL = 1e-9, 1e-11  # an engine observation against the reference's
 SUSPICIOUS = {  # names a tensor.py has no business using (flagged, not scored)
     "minitorch_course": "the course checker", "__main__": "the grader's main module",
     "modules": "the module table (sys.modules)", "_getframe": "the caller's frames",
@@ -251,9 +251,8 @@ class Plan:
     tasks: list[Task] = field(default_factory=list)
     # (row, suite) -> task ids; property: row -> task ids
     by_suite: dict[tuple[str, str], list[int]] = field(default_factory=dict)
-    engine: dict[str, list[dict]] = field(default_factory=dict)  # the reference's cases
-    # rows the worker runs from inputs sent as data (REPLAYED): row -> [{label, grad, shape}]
-    inputs: dict[str, list[dict]] = field(default_factory=dict)
+    # engine row -> its cases: the programs the worker runs, the judges that stay here
+    engine: dict[str, list[engine_checks.EngineCase]] = field(default_factory=dict)
     solutions: dict[str, dict] = field(default_factory=dict)  # notebook -> solution values
     # lab 05: the worker's MLP tasks (check -> task) and the stored curves (never sent)
     mlp: dict[str, dict] = field(default_factory=dict)
@@ -310,20 +309,7 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
     if checks_mlp:
         out.curves = mlp_checks.expected_curves()
         out.mlp = {check: mlp_task(check, seed, out.curves) for check in sorted(checks_mlp)}
-    engine_rows = [r for r in wanted if r in ENGINE_BY_NAME]
-    if engine_rows:
-        reference, _ = runner.load("reference")
-        with runner.using(reference):
-            for row in engine_rows:
-                if row in REPLAYED:
-                    out.inputs[row] = _recorded_inputs(row, reference, seed)
-                    cases = worker.run_unbroadcast(out.inputs[row], reference)
-                else:
-                    cases = worker.run_engine(row, _engine_checks(), seed)
-                # as the worker's answer will arrive: through the same encoding
-                out.engine[row] = worker.decode(json.loads(json.dumps(
-                    worker.encode_results({"cases": cases}))))["cases"]
-        _engine_checks().SEED = 0
+    out.engine = {row: engine_checks.cases(row, seed) for row in wanted if row in ENGINE_BY_NAME}
     return out
 
 
@@ -365,85 +351,6 @@ def judge_mlp(check: str, plan_: Plan, answer) -> mlp_checks.Finding:
                                   detail=f"malformed answer ({type(err).__name__})")
 
 
-# Engine rows whose cases hold an oracle (``engine_checks._sum_to``: the right reverse
-# broadcasting) the worker must not carry: their inputs are recorded here and sent as data,
-# the worker only calls the learner's function on them (``worker.run_unbroadcast``), and the
-# course's own case is replayed here on what it returned, for the diagnosis (``replayed``).
-REPLAYED = ("unbroadcast",)
-ORACLES = ("_sum_to",)  # functions of engine_checks emptied in the worker's copy
-
-
-def _recorded_inputs(row: str, reference, seed: int) -> list[dict]:
-    """The inputs the course's cases of ``row`` give the implementation, in order."""
-    import types
-
-    checks = _engine_checks()
-    checks.SEED = seed
-    seen: list[dict] = []
-    recorder = types.ModuleType("minitorch_recorder")
-
-    def unbroadcast(grad, shape):
-        seen.append({"grad": np.array(grad, dtype=np.float64, copy=True),
-                     "shape": tuple(shape)})
-        return reference.unbroadcast(grad, shape)
-
-    recorder.unbroadcast = unbroadcast
-    recorder.Tensor = reference.Tensor
-    with runner.using(recorder):
-        for case in checks.CHECKS[row]():
-            before = len(seen)
-            case()
-            for entry in seen[before:]:
-                entry["label"] = getattr(case, "__name__", "case").replace("_", " ")
-    checks.SEED = 0
-    return seen
-
-
-def replayed(row: str, plan_: Plan, answer) -> tuple[Fact, Diagnosis] | None:
-    """The course's own case replayed here on what the learner's function returned (its
-    output, whether it changed its input, its exception): the first failure's fact and
-    diagnosis, as the notebook would show them; None if every case passes."""
-    import types
-
-    if not isinstance(answer, list):
-        return None
-    checks = _engine_checks()
-    checks.SEED = plan_.seed
-    calls = iter(answer)
-    fake = types.ModuleType("minitorch_replay")
-
-    def unbroadcast(grad, shape):
-        entry = next(calls, None) or {}
-        if entry.get("error"):
-            err, _ = _surrogate(entry["error"])
-            raise err
-        observed = dict((o[0], o[1]) for o in entry.get("observed") or [] if len(o) == 2)
-        if observed.get("unbroadcast_kept_input") is False:
-            grad += 1.0  # as the learner's function did: the input changed
-        return observed.get("unbroadcast")
-
-    fake.unbroadcast = unbroadcast
-    try:
-        with runner.using(fake), op_checks.quiet():
-            for case in checks.CHECKS[row]():
-                try:
-                    case()
-                except CheckFailed as err:
-                    return err.fact, err.diagnosis
-                except Exception as err:  # noqa: BLE001 - the learner's exception, replayed
-                    return Fact("crashed", {"row": row, "error": type(err).__name__}), \
-                        Diagnosis("crash")
-    finally:
-        checks.SEED = 0
-    return None
-
-
-def _engine_checks():
-    from minitorch_course import engine_checks
-
-    return engine_checks
-
-
 # ---------------------------------------------------------------- the worker
 def _numpy_roots() -> list[str]:
     folder = Path(np.__file__).resolve().parent
@@ -466,36 +373,18 @@ def worker_folder(tensor_file: Path, folder: Path | None = None,
     shutil.copy(tensor_file, pkg / "tensor.py")
     if mlp_file is not None and mlp_file.is_file():
         shutil.copy(mlp_file, pkg / "mlp.py")
-    # the course package that ships to learners, whole (nothing in it is secret); the worker
-    # runs its worker/ subpackage
-    shutil.copytree(SRC / "minitorch_course", folder / "minitorch_course",
+    # the course's worker package, whole, and nothing else of the course: no module that
+    # computes an expected value (tests/repo/test_layout.py keeps its imports to the standard
+    # library, NumPy, minitorch and itself)
+    (folder / "minitorch_course").mkdir()
+    shutil.copy(SRC / "minitorch_course" / "__init__.py", folder / "minitorch_course")
+    shutil.copytree(SRC / "minitorch_course" / "worker", folder / "minitorch_course" / "worker",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    checks = folder / "minitorch_course" / "engine_checks.py"
-    checks.write_text(without_oracles(checks.read_text("utf-8")), encoding="utf-8")
-    # PyTorch's losses for the MLP's curve are expected values: the instructor judges with them
-    (folder / "minitorch_course" / "data" / mlp_checks.CURVE_PATH.name).unlink(missing_ok=True)
     lib = folder / "lib"
     lib.mkdir()
     for root in _numpy_roots():
         (lib / Path(root).name).symlink_to(root)
     return folder
-
-
-def without_oracles(source: str) -> str:
-    """engine_checks' source with the bodies of :data:`ORACLES` replaced by a raise: the
-    worker's copy computes no expected value a tensor.py could call."""
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    found = [node for node in tree.body
-             if isinstance(node, ast.FunctionDef) and node.name in ORACLES]
-    if len(found) != len(ORACLES):
-        raise RuntimeError(f"engine_checks lost one of {ORACLES}: update record.ORACLES")
-    for node in sorted(found, key=lambda n: n.lineno, reverse=True):
-        start = node.body[0].lineno - 1
-        indent = " " * node.body[0].col_offset
-        lines[start:node.end_lineno] = [
-            f'{indent}raise RuntimeError("not in the grading worker: the instructor judges")\n']
-    return "".join(lines)
 
 
 ANSWER_BYTES = 64 * 2**20  # a whole class's answer is a few MB
@@ -528,8 +417,9 @@ def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
     A worker that dies without answering (``os._exit``, a crash in C code) is run again one
     row at a time, within what is left of ``budget``: the row it died in scores nothing, the
     others are graded (one bad op must not cost the whole record)."""
-    tasks = [{"kind": "engine", "row": row, "inputs": plan_.inputs.get(row)}
-             for row in plan_.engine]  # lab 00 first
+    tasks = [{"kind": "engine", "row": row, "cases": [
+        {"name": case.name, "program": case.program} for case in cases]}
+        for row, cases in plan_.engine.items()]  # lab 00 first
     tasks += [t.job() for t in plan_.tasks if not t.error]
     tasks += list(plan_.mlp.values())  # lab 05, last: the longest
     if plan_.mlp:
@@ -584,7 +474,7 @@ def _run_tasks(tensor_file: Path, tasks: list[dict], seed: int, wall: float,
     with Job.new(unsafe) as box:
         worker_folder(tensor_file, box.folder, mlp_file)
         job = {"folder": box.root, "stdlib": _stdlib(), "numpy": _numpy_roots(),
-               "seed": seed, "tasks": worker.encode(tasks), "budget": budget,
+               "tasks": worker.encode(tasks), "budget": budget,
                "task_seconds": min(TASK_SECONDS, budget)}
         env = {"PATH": "/usr/bin:/bin", "HOME": box.root, "LANG": "C.UTF-8",
                "MINITORCH_LANG": "en",  # the worker answers with data; no catalog to read
@@ -647,7 +537,7 @@ def _surrogate(error: dict) -> tuple[BaseException, list]:
     base = next((b for b in (RecursionError, NotImplementedError, IndexError, KeyError,
                              ValueError, TypeError, AttributeError, ZeroDivisionError)
                  if b.__name__ in bases), _Raised)
-    cls = type(str(error.get("type", "Error")), (base,), {})
+    cls = type(str(error.get("type", "Error")), (base, StandIn), {})
     err = cls(error.get("message", ""))
     for name, value in (error.get("fields") or {}).items():
         try:
@@ -656,6 +546,7 @@ def _surrogate(error: dict) -> tuple[BaseException, list]:
             continue
     frames = [tb.FrameSummary(str(f["file"]), int(f["line"] or 0), str(f["function"]),
                               line=str(f["code"])) for f in error.get("frames", [])]
+    err.frames, err.function = frames, str(error.get("function") or "")
     return err, frames
 
 
@@ -777,82 +668,23 @@ def _judge_gradcheck(op, task: Task, data) -> None:
                 "row": op.name, "case": task.case.label, "index": i}), d)
 
 
-def _same(got, want, kind_order: bool) -> bool:
-    """One engine observation against the reference's."""
-    if kind_order:
-        return _valid_order(got, want)
-    if isinstance(want, np.ndarray):
-        if not isinstance(got, np.ndarray) or got.shape != want.shape:
-            return False
-        return bool(np.all(np.abs(got - want) <= ENGINE_ATOL + ENGINE_RTOL * np.abs(want)))
-    if want is None:
-        return got is None
-    return type(got) is type(want) and got == want
-
-
-def _valid_order(got, want: dict) -> bool:
-    """A topological order the reference's graph accepts: every expected node once, nothing
-    else, parents first, the root last (the order itself may differ from the reference's)."""
-    if not isinstance(got, dict) or not isinstance(got.get("order"), list):
-        return False
-    seen = got["order"]
-    names = set(want["parents"])
-    if sorted(seen) != sorted(names) or len(seen) != len(set(seen)):
-        return False
-    position = {n: i for i, n in enumerate(seen)}
-    for child, parents in want["parents"].items():
-        if any(position[p] > position[child] for p in parents):
-            return False
-    return seen[-1] == want["root"]
-
-
-def judge_engine(row: str, reference: list[dict], answer) -> tuple[Outcome, str]:
-    """An engine row: every case's observations against the reference's. Returns the outcome
-    and a flag when the worker's own verdict (learner-controlled) claims more."""
+def judge_engine(row: str, cases: list[engine_checks.EngineCase], answer) -> Outcome:
+    """An engine row, judged here: what the worker's run of each case's program observed
+    (data), handed to the case's own judge, as the notebook does (``runner.judge_engine_row``:
+    the same facts and diagnoses); the learner's exception comes back as a stand-in."""
     if not isinstance(answer, list) or not answer:
         return Outcome(row, "engine", FAIL, "", Fact("crashed", {"error": "NoAnswer"}),
-                       Diagnosis("crash")), ""
-    flag = ""
-    first = answer[0] if isinstance(answer[0], dict) else {}
-    if first.get("status") == "error" and (first.get("error") or {}).get("not_started") \
-            and not first.get("observed"):
-        return Outcome(row, "engine", NOT_STARTED, first.get("label", ""),
-                       Fact("not-started", {"message": first["error"].get("message", "")})), ""
-    for k, ref in enumerate(reference):
-        got = answer[k] if k < len(answer) and isinstance(answer[k], dict) else {}
-        observed = got.get("observed") if isinstance(got.get("observed"), list) else []
-        want = ref["observed"]
-        same = len(observed) == len(want) and all(
-            isinstance(o, list) and len(o) == 2 and o[0] == w[0]
-            and _same(o[1], w[1], isinstance(w[1], dict) and "parents" in w[1])
-            for o, w in zip(observed, want))
-        if same and ref["status"] in ("pass", "observed"):  # observed: a REPLAYED row's
-            continue
-        label = ref["label"]
-        if got.get("status") == "pass":
-            flag = (f"{row}/{label}: the worker's own verdict says pass, its observations "
-                    "do not match the reference's")
-        error = got.get("error") or {}
-        if error.get("not_started"):
-            return Outcome(row, "engine", NOT_STARTED, label,
-                           Fact("not-started", {"message": error.get("message", "")})), flag
-        fact, diag = got.get("fact"), got.get("diagnosis")
-        try:
-            fact = Fact(str(fact["id"]), dict(fact["params"])) if fact else None
-            diag = Diagnosis(str(diag["kind"]), str(diag.get("id", "")),
-                             dict(diag.get("params", {}))) if diag else None
-        except (KeyError, TypeError, ValueError):
-            fact, diag = None, None
-        if fact is None or got.get("status") != "fail":
-            where = next((w[0] for o, w in zip(observed + [None] * len(want), want)
-                          if not (isinstance(o, list) and len(o) == 2 and o[0] == w[0]
-                                  and _same(o[1], w[1], isinstance(w[1], dict)
-                                            and "parents" in w[1]))), label)
-            fact = Fact("record-engine-mismatch", {"row": row, "where": where, "case": label})
-            diag = Diagnosis("engine")
-        return Outcome(row, "engine", FAIL, label, fact, diag), flag
-    return Outcome(row, "engine", PASS, "", Fact("engine-passed",
-                                                  {"count": len(reference)})), flag
+                       Diagnosis("crash"))
+    seen = []
+    for case, got in zip(cases, answer + [None] * len(cases), strict=False):
+        got = got if isinstance(got, dict) and got.get("name") == case.name else {
+            "error": {"type": "NoAnswer", "message": "the worker gave no answer for this case",
+                      "stage": "engine", "frames": []}}
+        observed = engine_checks.Seen(got.get("observed") or {})
+        if got.get("error"):
+            observed.error, _ = _surrogate(got["error"])
+        seen.append(observed)
+    return runner.judge_engine_row(row, cases, seen)
 
 
 # ---------------------------------------------------------------- answers read as data
@@ -1041,14 +873,7 @@ def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL
 
     def judged(row: str, suites: tuple[str, ...]) -> RowReport:
         if row in ENGINE_BY_NAME:
-            outcome, flag = judge_engine(row, plan_.engine[row], engine.get(row))
-            if flag:
-                rec.flags.append(flag)
-            if row in REPLAYED and outcome.status == FAIL \
-                    and outcome.fact and outcome.fact.id == "record-engine-mismatch":
-                found = replayed(row, plan_, engine.get(row))
-                if found:
-                    outcome = Outcome(row, "engine", FAIL, outcome.case, *found)
+            outcome = judge_engine(row, plan_.engine[row], engine.get(row))
             e = ENGINE_BY_NAME[row]
             report = RowReport(row, e.lab, e.points, True, {"engine": [outcome]})
         else:

@@ -35,7 +35,7 @@ import pytest
 from minitorch_authoring import mutants
 from minitorch_authoring.repository import REFERENCE, ROOT
 from minitorch_course import runner
-from minitorch_course.catalog import BY_NAME
+from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME
 from minitorch_course.catalog import MLP_CELLS as MLP_CELL_BY_CHECK
 from minitorch_course.catalog import MY_TESTS_CELLS as MY_TESTS_CELL_BY_LAB
 from minitorch_grading import course, record
@@ -84,7 +84,7 @@ def _steal():
     site = _Path(_os.path.realpath(_np.__file__)).parents[1]
     for info in sorted(site.glob("*.dist-info")):
         try:
-            url = _json.loads((info / "direct_url.json").read_text())["url"]
+            url = json.loads((info / "direct_url.json").read_text())["url"]
         except (OSError, ValueError, KeyError):
             continue
         path = _Path(url.removeprefix("file://")) / "solutions" / "tensor.py"
@@ -180,7 +180,7 @@ def _forge():
     fake = {"tasks": [], "engine": {}, "refused": []}
     for fd in range(3, 12):
         try:
-            _os.write(fd, _json.dumps(fake).encode())
+            _os.write(fd, json.dumps(fake).encode())
         except OSError:
             continue
     _os._exit(0)
@@ -302,13 +302,20 @@ def _inject(code: str, source: str) -> str:
 
 
 def _runtime_forger_source() -> str:
-    """The reference whose backward, when called by an engine case, rebinds that case's
-    comparison (reached through the hand-built node's closure globals) to record the expected
-    value, and computes nothing: a run-time forgery of the engine rows (flagged, see below)."""
+    """The reference whose backward, when called by an engine case, looks for that case's
+    comparison through the hand-built node's closure globals, to rebind it to the expected
+    value and compute nothing: a run-time forgery of the engine rows (flagged, see below). The
+    closures belong to ``worker.engine``, which holds no comparison: it logs what it found
+    once, and finds nothing to rebind."""
     source = REFERENCE.read_text("utf-8")
     marker = "        seed = self._seed(grad)"
     forge = textwrap.indent(textwrap.dedent("""\
         _g = getattr(self._backward, "__globals__", {})
+        if _g and not _g.get("_forger_logged"):
+            import sys as _sys
+            found = sorted(n for n in ("_compare", "observe", "_sum_to", "judge") if n in _g)
+            print("HOSTILE runtime forger fired: found", found or "nothing", file=_sys.stderr)
+            _g["_forger_logged"] = True
         if "_compare" in _g and "observe" in _g:
             _g["_compare"] = lambda where, got, want, *a, **k: _g["observe"](where, want)
             return
@@ -505,6 +512,44 @@ def test_the_worker_holds_no_mlp_curve(tmp_path):
     assert all(set(run) == {"seed", "X", "y", "X_val"} for run in accuracy["runs"])  # no target
 
 
+ENGINE_MUTANTS = [m.name for m in mutants.MUTANTS if set(m.affects) & set(ENGINE_BY_NAME)]
+
+
+@pytest.mark.parametrize("name", ["reference", "stub", *ENGINE_MUTANTS])
+def test_the_record_judges_the_engine_rows_as_the_notebook_does(name):
+    """Lab 00's graphs go to the worker as programs; what its run observed, through the pipe's
+    encoding, judged here gives the notebook's outcome, fact, diagnosis and words, on the
+    grading seed: for the reference, the stub, and every planted engine mistake (a test that
+    can fail: the mutants fail their rows, and the stub is not started)."""
+    from minitorch_course import engine_checks, messages
+    from minitorch_course.worker import engine
+    from minitorch_course.worker import main as worker
+
+    if name == "reference":
+        impl = runner.load("reference")[0]
+    elif name == "stub":
+        impl = runner.load_impl(ROOT / "src" / "minitorch" / "tensor.py", name="stub")
+    else:
+        impl = mutants.load(name)
+    rows = sorted(ENGINE_BY_NAME) if name in ("reference", "stub") else sorted(
+        set(mutants.BY_NAME[name].affects) & set(ENGINE_BY_NAME))
+    statuses = set()
+    for row in rows:
+        cases = engine_checks.cases(row, SEED)
+        sent = worker.decode(json.loads(json.dumps(worker.encode(
+            [{"name": c.name, "program": c.program} for c in cases]))))
+        with runner.using(impl):
+            answer = worker.run_engine(sent, engine, impl)
+        answer = worker.decode(json.loads(json.dumps(worker.encode_results({"a": answer}))))
+        got = record.judge_engine(row, cases, answer["a"])
+        want = runner.run_engine_row(row, impl, SEED)
+        assert got.to_dict() == want.to_dict(), (name, row)
+        assert messages.block(got) == messages.block(want)
+        statuses.add(got.status)
+    assert statuses == {"pass" if name == "reference" else
+                        "not started" if name == "stub" else "fail"}, statuses
+
+
 def test_a_worker_that_dies_costs_only_the_row_it_died_in(graded):
     # one worker for everything would lose every answer; the rows are run again one by one
     cells = _cells(graded, "dies_in_mul")
@@ -591,6 +636,17 @@ def test_a_route_out_of_the_worker_earns_nothing(graded, student, fired):
         assert "'job'" in rec.log and "no reference" in rec.log, rec.log
     assert _total(graded, student)[0] == 0, rec.failures
     assert "read the reference" not in rec.log and "mygrad: loaded" not in rec.log
+
+
+def test_the_engine_cases_hold_no_comparison_to_forge(graded):
+    """The run-time forger reached the hand-built nodes' closures and found no comparison
+    there (they are ``worker.engine``'s): its engine cells score what the reference's do."""
+    rec = graded["records"]["runtime_forger"]
+    assert "HOSTILE runtime forger fired: found nothing" in rec.log, rec.log
+    cells, honest = _cells(graded, "runtime_forger"), _cells(graded, "honest")
+    engine = [k for k in honest if k[0] == "00-tensor-skeleton" and k in cells
+              and k[1] in ("check_topological_order", "check_backward", "check_retain_graph")]
+    assert engine and all(cells[k] == honest[k] for k in engine), engine
 
 
 def test_emptying_the_workers_refusals_is_flagged(graded):

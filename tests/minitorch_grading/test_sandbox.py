@@ -168,15 +168,21 @@ def test_the_snapshot_leaves_links_out(tmp_path):
     assert not (tmp_path / "snap" / "minitorch" / "tensor.py").exists()
 
 
-def test_the_workers_copy_holds_no_oracle(tmp_path):
-    """The worker's engine checks cannot compute the right reverse broadcasting: the oracle's
-    body is a raise there (the instructor judges, and replays the case for the diagnosis)."""
+def test_the_workers_folder_holds_no_oracle(tmp_path):
+    """The worker's folder holds the course's worker package and nothing else of the course:
+    no engine check (their expected values and judges stay with the instructor, lab 00's
+    graphs come as programs), no catalog, no stored curve."""
     (tmp_path / "w").mkdir()
     folder = record.worker_folder(REFERENCE, tmp_path / "w")
-    text = (folder / "minitorch_course" / "engine_checks.py").read_text("utf-8")
-    original = (ROOT / "src" / "minitorch_course" / "engine_checks.py").read_text("utf-8")
-    assert "np.add.at" in original and "np.add.at" not in text
-    assert "not in the grading worker" in text
+    course_files = sorted(str(p.relative_to(folder / "minitorch_course"))
+                          for p in (folder / "minitorch_course").rglob("*") if p.is_file())
+    worker = sorted(str(p.relative_to(ROOT / "src" / "minitorch_course"))
+                    for p in (ROOT / "src" / "minitorch_course" / "worker").glob("*.py"))
+    assert course_files == ["__init__.py", *worker], course_files
+    assert "worker/engine.py" in worker
+    every = "".join(p.read_text("utf-8") for p in (folder / "minitorch_course").rglob("*.py"))
+    assert "np.add.at" in (ROOT / "src" / "minitorch_course" / "engine_checks.py").read_text()
+    assert "np.add.at" not in every  # the reverse-broadcasting oracle (engine_checks._sum_to)
 
 
 def test_hostile_code_that_attacks_processes_refuses_to_run_unsandboxed(job, tmp_path):

@@ -13,12 +13,11 @@ runs, ``guard`` installs an audit hook (PEP 578: it cannot be removed) that
 
 The job comes on stdin as JSON: the inputs of every task (drawn by the instructor from the
 grading seed) and each op's call as a program (``run_program``; the worker never imports the
-catalog), lab 05's inputs as arrays (``worker.mlp``). The worker answers on stdout (what the learner's code prints goes to stderr) with the learner's outputs and gradients as
-arrays, never with a verdict: the expected values and every comparison live in the
-instructor's process. Engine rows are the exception that proves the rule: their hand-built
-graphs need the course's engine cases, which run here, but what they observe (gradients,
-orders) is sent back and judged against the reference's observations in the instructor's
-process; a verdict computed here is only used as feedback text.
+catalog), lab 00's hand-built graphs as programs too (``worker.engine``; the worker never
+imports the engine checks), lab 05's inputs as arrays (``worker.mlp``). The worker answers on
+stdout (what the learner's code prints goes to stderr) with the learner's outputs, gradients
+and orders as data, never with a verdict: the expected values and every comparison live in
+the instructor's process.
 
 This module runs in the worker with only the standard library and NumPy available at the top:
 keep its top-level imports to the standard library.
@@ -250,8 +249,12 @@ def _error(err: BaseException, stage: str) -> dict:
         except TypeError:
             continue
     names = [c.__name__ for c in type(err).__mro__]
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
     return {"type": type(err).__name__, "bases": names, "message": str(err)[:2000],
             "stage": stage, "frames": frames[-12:], "fields": fields,
+            "function": tb.tb_frame.f_code.co_qualname if tb is not None else "",
             "not_started": isinstance(err, NotImplementedError)}
 
 
@@ -363,71 +366,33 @@ def _gradcheck_data(spec: dict, arrays, program: dict, impl) -> dict:
     return {"analytical": analytical, "numerical": numerical}
 
 
-def run_engine(name: str, engine_checks, seed: int) -> list[dict]:
-    """Every case of an engine row: what it observed, and its own verdict (feedback only)."""
+def run_engine(cases: list[dict], engine, impl) -> list[dict]:
+    """Lab 00's hand-built graphs, written down by the instructor as programs
+    (``minitorch_course.engine_checks``), run on the learner's engine by ``engine.run``: what
+    each case observed, and the exception that stopped it. No verdict: the expected values
+    and the comparison stay with the instructor."""
     import numpy as np
 
-    CheckFailed = engine_checks.CheckFailed  # noqa: N806 - the loaded copy's own class
-    engine_checks.SEED = seed
-    cases_out: list[dict] = []
+    out: list[dict] = []
     was = gc.isenabled()
     gc.disable()
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            try:
-                cases = engine_checks.CHECKS[name]()
-            except TaskTimeout:
-                raise
-            except BaseException as err:  # noqa: BLE001
-                return [{"label": "", "observed": [], "status": "error",
-                         "error": _error(err, "engine")}]
             for case in cases:
-                label = getattr(case, "__name__", "case").replace("_", " ")
-                seen: list = []
-                engine_checks.OBSERVED = seen
-                entry: dict = {"label": label, "status": "pass"}
+                seen: dict = {}
+                entry: dict = {"name": str(case["name"])}
                 try:
-                    case()
-                except CheckFailed as err:
-                    entry["status"] = "fail"
-                    entry["fact"] = {"id": err.fact.id, "params": err.fact.params}
-                    if err.diagnosis is not None:
-                        entry["diagnosis"] = dict(vars(err.diagnosis))
+                    engine.run(case["program"], impl, seen)
                 except TaskTimeout:
                     raise
-                except BaseException as err:  # noqa: BLE001
-                    entry["status"] = "error"
+                except BaseException as err:  # noqa: BLE001 - anything the learner's code raises
                     entry["error"] = _error(err, "engine")
-                finally:
-                    engine_checks.OBSERVED = None
-                entry["observed"] = [[where, _observation(v)] for where, v in seen]
-                cases_out.append(entry)
+                entry["observed"] = {str(k): _observation(v) for k, v in seen.items()}
+                out.append(entry)
     finally:
         if was:
             gc.enable()
-    return cases_out
-
-
-def run_unbroadcast(cases: list[dict], impl) -> list[dict]:
-    """The learner's ``unbroadcast`` on inputs the instructor drew: what it returned and
-    whether it left its input alone, per case; no verdict (the worker holds no oracle)."""
-    import numpy as np
-
-    out = []
-    for case in cases:
-        grad = np.array(case["grad"], dtype=np.float64, copy=True)
-        before = grad.copy()
-        entry: dict = {"label": case.get("label", ""), "status": "observed"}
-        try:
-            got = impl.unbroadcast(grad, tuple(case["shape"]))
-            entry["observed"] = [["unbroadcast_kept_input", bool(np.array_equal(grad, before))],
-                                 ["unbroadcast", _observation(got)]]
-        except TaskTimeout:
-            raise
-        except BaseException as err:  # noqa: BLE001 - anything the learner's code raises
-            entry.update(status="error", observed=[], error=_error(err, "engine"))
-        out.append(entry)
     return out
 
 
@@ -503,10 +468,10 @@ def main() -> None:
     try:
         import minitorch
         impl = minitorch.tensor
-        # the engine cases are loaded AFTER the learner's code, as a private copy: what
-        # tensor.py patched in minitorch_course.engine_checks at import time is not used
-        engine_checks = _pristine("minitorch_course.engine_checks",
-                                  os.path.join(here, "minitorch_course", "engine_checks.py"))
+        # the engine programs' runner is loaded AFTER the learner's code, as a private copy:
+        # what tensor.py patched in minitorch_course.worker.engine at import time is not used
+        engine = _pristine("minitorch_course.worker.engine",
+                           os.path.join(here, "minitorch_course", "worker", "engine.py"))
         global GRADCHECK  # the central differences, as private a copy
         GRADCHECK = _pristine("minitorch.gradcheck",
                               os.path.join(here, "minitorch", "gradcheck.py"))
@@ -524,11 +489,8 @@ def main() -> None:
             seconds = float(task.get("seconds") or job["task_seconds"])
             signal.setitimer(signal.ITIMER_REAL, min(left, seconds))
             try:
-                if task["kind"] == "engine" and task.get("inputs") is not None:
-                    results["engine"][task["row"]] = run_unbroadcast(task["inputs"], impl)
-                elif task["kind"] == "engine":
-                    results["engine"][task["row"]] = run_engine(task["row"], engine_checks,
-                                                                 int(job["seed"]))
+                if task["kind"] == "engine":
+                    results["engine"][task["row"]] = run_engine(task["cases"], engine, impl)
                 elif task["kind"] == "mlp":
                     results.setdefault("mlp", {})[task["check"]] = run_mlp(task, here)
                 else:
