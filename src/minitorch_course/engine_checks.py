@@ -392,7 +392,21 @@ def _retain_graph_cases():
         if kept:
             raise _fail("engine-graph-kept", "freed-graph", kept=kept)
 
-    return [intermediate_grads_reset, retain_twice, freed_after_backward]
+    def second_backward_raises():
+        # the graph is freed (the case above): running through it again must say so, like
+        # PyTorch, not hand back the first pass's gradients as if it had run
+        x = _leaf((3, 5))
+        s = total(square(x))
+        s.backward()
+        try:
+            s.backward()
+        except _mt().BackwardError:
+            observe("second_backward_raised", True)
+            return
+        observe("second_backward_raised", False)
+        raise _fail("engine-freed-silent", "freed-graph")
+
+    return [intermediate_grads_reset, retain_twice, freed_after_backward, second_backward_raises]
 
 
 # ---------------------------------------------------------------- lab 01: unbroadcast
