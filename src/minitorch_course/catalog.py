@@ -358,8 +358,8 @@ REDUCTION_MISTAKES = (
             "keepdims=True.", stages=("forward-shape",), applies=lambda k: True),
     Mistake("reduction_backward_keepdims_crash", "keepdims",
             "keepdims lost in {method}'s backward: {raised}. The upstream gradient has the "
-            "reduced shape; put the reduced axes back as size 1 (np.expand_dims(g, axes), unless "
-            "keepdims=True) before broadcasting it to the input's shape.",
+            "reduced shape; the reduced axes must be back in their places, as size-1 axes "
+            "(unless keepdims=True kept them), before it can be broadcast to the input's shape.",
             stages=("crash",), applies=_reduction_backward_crash),
     Mistake("reduction_backward_expands_kept_axes", "keepdims",
             "{method}'s backward crashed on a case with keepdims=True: {raised}. With "
@@ -369,8 +369,8 @@ REDUCTION_MISTAKES = (
             and bool(k.case.kwargs.get("keepdims")) and isinstance(k.error, ValueError)),
 )
 KEEPDIMS_LOST_HINT = ("keepdims lost in {method}'s backward: the upstream gradient was broadcast "
-                      "without putting the reduced axes back first, so its values landed on the "
-                      "wrong axis. np.expand_dims(g, axes) before np.broadcast_to.")
+                      "without putting the reduced axes back first (as size-1 axes, where they "
+                      "were), so its values landed on the wrong axis.")
 EXP_OVERFLOW_HINT = "e^x is inf beyond x ≈ 709: {form}. A stable form: {fix}."
 POWER_RULE_HINT = "power rule off by one: d/da a^b = b·a^(b-1), not b·a^b."
 POW_SCALAR_EXPONENT = 3.0  # the pow_scalar row is a ** 3
