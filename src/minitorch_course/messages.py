@@ -49,7 +49,7 @@ KIND_LABELS: dict[str, str] = {
     "double-counting": N_("a node visited twice (double counting)"),
     "topological-order": N_("wrong topological order"),
     "accumulate": N_("gradient overwritten instead of accumulated"),
-    "freed-graph": N_("graph not freed / retain_graph ignored"),
+    "freed-graph": N_("freeing the graph: retain_graph, a second backward()"),
     "engine": N_("engine bug"),
     "shape-error": N_("shape error"),
     "crash": N_("crash"),
