@@ -10,6 +10,7 @@ clases objetivo distintas. Logits grandes (±1e4): la pérdida y el gradiente so
 """
 
 import numpy as np
+import pytest
 import torch
 
 import minitorch as mt

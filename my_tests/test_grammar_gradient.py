@@ -10,6 +10,7 @@ los tiempos objetivo (0..4): la pérdida y los gradientes de los pesos deben ser
 """
 
 import numpy as np
+import pytest
 import torch
 
 import minitorch as mt

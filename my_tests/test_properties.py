@@ -10,6 +10,7 @@ y el valor de torch. Fija las semillas: el test debe dar lo mismo cada vez.
 """
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st

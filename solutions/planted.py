@@ -189,6 +189,11 @@ PLANTS: dict[str, Plant] = {
         "return (s * (g - (g * s).sum(axis=axis, keepdims=True)),)",
         "return (s * g,)"),),
         what="softmax's backward returns s·g, without the sum term"),
+    "softmax_sum_term_keepdims_lost": Plant("Tensor.softmax", ("softmax",), ((
+        "return (s * (g - (g * s).sum(axis=axis, keepdims=True)),)",
+        "return (s * (g - (g * s).sum(axis=axis)),)"),),
+        what="softmax's backward computes the sum term without keepdims: the per-slice sums "
+             "line up with the wrong axis"),
     "softmax_without_max_shift": Plant(
         "Tensor.softmax", ("softmax",), body=_SOFTMAX_UNSHIFTED,
         what="softmax exponentiates the raw logits (no max subtracted): overflows at 1e4"),
@@ -197,6 +202,11 @@ PLANTS: dict[str, Plant] = {
         "return (g,)"),),
         what="log_softmax's backward returns g, forgetting that log Σ e^a "
              "depends on a"),
+    "log_softmax_sum_term_keepdims_lost": Plant("Tensor.log_softmax", ("log_softmax",), ((
+        "return (g - np.exp(out_data) * g.sum(axis=axis, keepdims=True),)",
+        "return (g - np.exp(out_data) * g.sum(axis=axis),)"),),
+        what="log_softmax's backward sums g without keepdims: the per-slice sums line up "
+             "with the wrong axis"),
     "log_softmax_without_max_shift": Plant(
         "Tensor.log_softmax", ("log_softmax",), body=_LOG_SOFTMAX_UNSHIFTED,
         what="log_softmax takes log Σ e^a of the raw logits: inf/-inf at ±1e4"),
@@ -254,6 +264,13 @@ PLANTS: dict[str, Plant] = {
             "            if not retain_graph:\n"
             "                node._prev, node._backward = (), None\n", ""),),
             what="backward() never frees the graph (retain_graph ignored)"),
+    "freed_graph_backward_silent": Plant(
+        "Tensor._topological_order", ("retain_graph",), ((
+            "            if node._op and node._backward is None:\n"
+            "                raise BackwardError(\n", "            if False:\n"
+            "                raise BackwardError(\n"),),
+            what="a second backward() on a freed graph returns without error (the freed "
+                 "node is taken for a leaf)"),
     "unbroadcast_returns_grad": Plant(
         "Tensor.unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
             "        if grad.shape == shape:\n            return grad\n",

@@ -114,9 +114,14 @@ class Tensor(TensorBase):
         ``grad`` is the upstream gradient, with ``self``'s shape; it may be omitted only when
         ``self`` has one element (the seed is then 1). Leaf gradients accumulate across calls
         (call ``zero_grad``); an intermediate node's ``.grad`` holds the last pass's value.
-        The graph is freed afterwards, like PyTorch's, unless ``retain_graph=True``.
+        The graph is freed afterwards, like PyTorch's, unless ``retain_graph=True``; a second
+        ``backward()`` through a freed graph then raises ``BackwardError`` (theory 01): noticing
+        it is yours too, and lab 00's ``retain_graph`` check tests it.
 
-        Add each gradient into its node with the provided ``_accumulate``, never by hand.
+        Add each gradient into its node with the provided ``_accumulate(node, g, grad_output)``,
+        never by hand: ``g`` is the gradient for ``node``, and ``grad_output`` the upstream
+        gradient that the ``_backward`` which returned ``g`` received (for the output itself,
+        its seed). The helper compares the two to know whether ``g`` is an array it may keep.
         A gradient whose shape differs from its parent's goes through ``unbroadcast``, which
         lab 01 asks for (next section): lab 00's graphs never broadcast, so until then the
         call is never reached, and it stays the one place where reverse broadcasting happens.

@@ -74,9 +74,14 @@ class Tensor(TensorBase):
         ``self`` tiene un único elemento (la semilla es entonces 1). Los gradientes de las hojas
         se acumulan entre llamadas (llama a ``zero_grad``); el ``.grad`` de un nodo intermedio
         guarda el valor de la última pasada. Después el grafo se libera, como en PyTorch, salvo
-        con ``retain_graph=True``.
+        con ``retain_graph=True``; un segundo ``backward()`` sobre un grafo liberado lanza
+        entonces ``BackwardError`` (teoría 01): detectarlo también es tuyo, y la comprobación
+        ``retain_graph`` del lab 00 lo prueba.
 
-        Suma cada gradiente a su nodo con ``_accumulate``, que da el curso, nunca a mano.
+        Suma cada gradiente a su nodo con ``_accumulate(node, g, grad_output)``, que da el curso,
+        nunca a mano: ``g`` es el gradiente para ``node``, y ``grad_output`` el gradiente de
+        arriba que recibió el ``_backward`` que devolvió ``g`` (para la propia salida, su
+        semilla). La función compara los dos para saber si ``g`` es un array que puede guardar.
         Un gradiente cuya forma difiere de la de su padre pasa por ``unbroadcast``, que pide el
         lab 01 (sección siguiente): los grafos del lab 00 nunca usan broadcasting, así que hasta
         entonces la llamada no se alcanza, y sigue siendo el único sitio donde ocurre el

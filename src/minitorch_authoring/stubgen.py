@@ -298,7 +298,19 @@ def skeleton(source: str, lang: str = "es") -> str:
             out.append(line)
     if inside:
         raise ValueError(f"unterminated {BEGIN}")
-    return header + "\n".join(out) + "\n"
+    return header + "\n".join(_with_pytest(out)) + "\n"
+
+
+def _with_pytest(lines: list[str]) -> list[str]:
+    """Every skeleton imports pytest, which the learner's tests use (``@pytest.mark.parametrize``,
+    ``pytest.raises``) even where the model file does not: it goes into the third-party block,
+    in isort's order, after ``import numpy as np``."""
+    if "import pytest" in lines:
+        return lines
+    at = lines.index("import numpy as np") + 1
+    while at < len(lines) and lines[at].startswith("import ") and lines[at] < "import pytest":
+        at += 1
+    return lines[:at] + ["import pytest"] + lines[at:]
 
 
 def skeletons(lang: str = "es") -> dict[str, str]:

@@ -244,6 +244,39 @@ def _axis(k: Evidence) -> int:
     return k.case.kwargs.get("axis", -1)
 
 
+def _sum_term_keepdims_lost(k: Evidence, log: bool) -> np.ndarray | None:
+    """softmax's (or log_softmax's) backward with its per-slice sum taken without keepdims: the
+    sums, one per slice, broadcast against the wrong axis (None where they cannot, or where the
+    slip changes nothing: along axis 0 or on one axis they still line up)."""
+    x, axis = k.x, _axis(k)
+    if x.ndim < 2 or axis % x.ndim == 0:
+        return None
+    s = _softmax(x, axis)
+    term = k.g.sum(axis=axis) if log else (k.g * s).sum(axis=axis)
+    try:
+        return k.g - s * term if log else s * (k.g - term)
+    except ValueError:
+        return None
+
+
+def _sum_term_keepdims_crash(k: Evidence) -> bool:
+    """The backward crashed broadcasting an array of the input's shape against one with the
+    op's axis removed: the per-slice sum lost its axis."""
+    x = k.x
+    if k.stage != "backward" or not isinstance(k.error, ValueError) or x.ndim < 2:
+        return False
+    reduced = tuple(n for i, n in enumerate(x.shape) if i != _axis(k) % x.ndim)
+    return tuple(x.shape) in map(tuple, k.shapes) and reduced in map(tuple, k.shapes)
+
+
+SUM_TERM_KEEPDIMS_HINT = (
+    "{method}'s backward lost the axis of its sum term: that sum is one number per slice along "
+    "the op's axis, and it must keep that axis (as a size-1 axis) to line up with its own slice. "
+    "Without it the sums line up with the last axis instead: on a square input element (i, j) "
+    "gets the sum of slice j, not of slice i, and on most other shapes the arrays do not "
+    "broadcast at all.")
+
+
 def _reduction_of(k: Evidence) -> str:
     return k.case.kwargs.get("reduction", "mean")
 
@@ -325,19 +358,19 @@ REDUCTION_MISTAKES = (
             "keepdims=True.", stages=("forward-shape",), applies=lambda k: True),
     Mistake("reduction_backward_keepdims_crash", "keepdims",
             "keepdims lost in {method}'s backward: {raised}. The upstream gradient has the "
-            "reduced shape; put the reduced axes back as size 1 (np.expand_dims(g, axes), unless "
-            "keepdims=True) before broadcasting it to the input's shape.",
+            "reduced shape; the reduced axes must be back in their places, as size-1 axes "
+            "(unless keepdims=True kept them), before it can be broadcast to the input's shape.",
             stages=("crash",), applies=_reduction_backward_crash),
     Mistake("reduction_backward_expands_kept_axes", "keepdims",
             "{method}'s backward crashed on a case with keepdims=True: {raised}. With "
-            "keepdims=True the upstream gradient already has the reduced axes as 1s; put them "
-            "back (np.expand_dims) only when keepdims=False.",
+            "keepdims=True the upstream gradient already has the reduced axes, as size-1 axes, "
+            "and as many axes as the input; only with keepdims=False are they missing from it.",
             stages=("crash",), applies=lambda k: k.stage == "backward"
             and bool(k.case.kwargs.get("keepdims")) and isinstance(k.error, ValueError)),
 )
 KEEPDIMS_LOST_HINT = ("keepdims lost in {method}'s backward: the upstream gradient was broadcast "
-                      "without putting the reduced axes back first, so its values landed on the "
-                      "wrong axis. np.expand_dims(g, axes) before np.broadcast_to.")
+                      "without putting the reduced axes back first (as size-1 axes, where they "
+                      "were), so its values landed on the wrong axis.")
 EXP_OVERFLOW_HINT = "e^x is inf beyond x ≈ 709: {form}. A stable form: {fix}."
 POWER_RULE_HINT = "power rule off by one: d/da a^b = b·a^(b-1), not b·a^b."
 POW_SCALAR_EXPONENT = 3.0  # the pow_scalar row is a ** 3
@@ -901,8 +934,9 @@ OPS: tuple[Op, ...] = (
        "along-axis", points=1, formula="e^a / Σ e^a", mistakes=(
            Mistake("softmax_without_sum_term", "softmax-sum-term",
                    "Softmax backward without the sum term: it returned s·g, but every output "
-                   "depends on every input of its row, so it is s·(g - Σ g·s) (sum along the "
-                   "softmax axis, keepdims=True).",
+                   "depends on every input of its slice, so each input also gets gradient "
+                   "through the other outputs: a term ⟨g, s⟩ per slice along the softmax axis "
+                   "(theory 03, sections 4.1 and 4.2).",
                    predict=lambda k: _softmax(k.x, k.case.kwargs.get("axis", -1)) * k.g),
            Mistake("softmax_sum_along_other_axis", "wrong-axis",
                    "softmax's backward sums g·s along another axis than the softmax's: the sum "
@@ -924,6 +958,10 @@ OPS: tuple[Op, ...] = (
                    "weighs each g by its softmax (the Jacobian's off-diagonal -s_i·s_j).",
                    predict=lambda k: _softmax(k.x, _axis(k)) * (
                        k.g - k.g.sum(axis=_axis(k), keepdims=True))),
+           Mistake("softmax_sum_term_keepdims_lost", "keepdims", SUM_TERM_KEEPDIMS_HINT,
+                   stages=("backward", "crash"),
+                   predict=lambda k: _sum_term_keepdims_lost(k, log=False),
+                   applies=_sum_term_keepdims_crash),
            Mistake("softmax_without_max_shift", "unstable-forward",
                    "e^a is inf beyond a ≈ 709 (inf/inf is NaN) and 0 below a ≈ -745 (0/0 is "
                    "NaN). Subtract each slice's OWN max, "
@@ -941,6 +979,10 @@ OPS: tuple[Op, ...] = (
                    "log_softmax backward without the sum term: it returned g, but log Σ e^a "
                    "depends on every input too: g - softmax(a)·Σ g (sum along the axis, "
                    "keepdims=True).", predict=lambda k: k.g.copy()),
+           Mistake("log_softmax_sum_term_keepdims_lost", "keepdims", SUM_TERM_KEEPDIMS_HINT,
+                   stages=("backward", "crash"),
+                   predict=lambda k: _sum_term_keepdims_lost(k, log=True),
+                   applies=_sum_term_keepdims_crash),
            Mistake("log_softmax_sum_along_other_axis", "wrong-axis",
                    "log_softmax's backward sums g along another axis than the op's: in "
                    "g - softmax(a)·Σ g the sum runs along the log_softmax axis (keepdims=True).",
@@ -983,7 +1025,7 @@ OPS: tuple[Op, ...] = (
         Case(((2, 3),), {"targets": [1, 0]},
              data=([[1e4, -1e4, 0.0], [-1e4, 0.0, 1e4]],), note="target logits far below the max",
              gradcheck=False)),
-       "logits-and-targets", formula="-log softmax(z)[y] per row; reduction mean, sum or none", mistakes=(
+       "logits-and-targets", formula="-log softmax(z)[y] (reduction='mean' | 'sum' | 'none')", mistakes=(
            Mistake("cross_entropy_without_onehot", "local-derivative",
                    "cross-entropy's gradient is (softmax(z) - onehot(y)) / N: the -1 at each "
                    "row's target class is missing.",
@@ -1130,11 +1172,13 @@ ENGINE_ROWS: tuple[EngineRow, ...] = (
     EngineRow("retain_graph", "00-tensor-skeleton",
               "graph freed unless retain_graph", 1, mistakes=(
                   Mistake("graph_never_freed", "freed-graph"),
+                  Mistake("freed_graph_backward_silent", "freed-graph"),
                   Mistake("intermediate_grads_not_reset", "stale-grad",
                           "An intermediate node's .grad still holds the previous backward()'s "
                           "gradient, added to this one's, and the stale part flows on to the "
-                          "leaves. At the start of backward() set .grad = None on every node "
-                          "with _prev (intermediate nodes hold this pass's gradient only)."),
+                          "leaves. An intermediate node's .grad must hold this pass's gradient "
+                          "only: every backward() starts with no gradient on the nodes that "
+                          "have parents (never on the leaves, which accumulate)."),
               )),
     EngineRow("unbroadcast", "01-elementwise-ops", "the one reverse-broadcast helper", 2,
               mistakes=(

@@ -94,12 +94,31 @@ def _what(report: RowReport) -> str:
 
 
 # ---------------------------------------------------------------- printing
+def _notebook_only(lab: str) -> list:
+    """A lab's graded cells that no row runs (answer cells, my_tests), lab 05's MLP aside."""
+    mlp_ids = {c.grade_id for c in MLP_CELLS.values()}
+    return [c for c in CELLS if c.lab == lab and not c.rows and c.grade_id not in mlp_ids]
+
+
+def answer_points(lab: str, cells: list | None = None) -> int:
+    """The points of ``lab``'s answer cells answered right in the saved notebook: counted in
+    the lab's header and in the Total alike."""
+    cells = _notebook_only(lab) if cells is None else cells
+    answered = exercises.cell_states(lab) if cells else {}
+    return sum(c.points for c in cells if answered.get(c.grade_id) == exercises.RIGHT)
+
+
+def _fit(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, wrapped at spaces: a table cell that
+    does not fit goes on below its row, never cut."""
+    return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+
+
 def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None = None) -> str:
     """The per-lab table with points, then one diagnosis line per failing row. ``whole``: every
     row ran, so each lab also lists its cells that only the notebook can grade. ``mlp``: the
     MLP file's findings (lab 05's rows), when they ran."""
     out: list[str] = []
-    mlp_ids = {c.grade_id for c in MLP_CELLS.values()}
     name_w = max([14] + [len(r.row) + 2 for r in reports]
                  + [len(c.grade_id) - 4 for c in CELLS if not c.rows and (whole or mlp)])
     col_w = 13
@@ -108,13 +127,11 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
         if mlp is not None and any(c.lab == lab for c in MLP_CELLS.values()):
             out.extend(mlp_block(mlp, style, name_w, col_w))
             continue
-        notebook_only = [c for c in CELLS if c.lab == lab and not c.rows
-                         and c.grade_id not in mlp_ids] if whole else []
+        notebook_only = _notebook_only(lab) if whole else []
         if not lab_rows and not notebook_only:  # lab 04 has cells but no rows of its own
             continue
         answered = exercises.cell_states(lab) if notebook_only else {}
-        earned = sum(r.earned(GRADED) for r in lab_rows) + sum(
-            c.points for c in notebook_only if answered.get(c.grade_id) == exercises.RIGHT)
+        earned = sum(r.earned(GRADED) for r in lab_rows) + answer_points(lab, notebook_only)
         possible = lab_points(lab) if whole else sum(r.points for r in lab_rows)
         title = _(title)
         points = t("{earned}/{possible} points", earned=earned, possible=possible)
@@ -128,9 +145,11 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
             if r.not_started:
                 cells = style.paint(messages.status(NOT_STARTED).ljust(room), "2")
             elif r.engine:
-                what = t("(engine) {what}", what=_what(r))
-                what = what if len(what) <= room - col_w - 1 else what[: room - col_w - 2] + "…"
+                what, *more = _fit(t("(engine) {what}", what=_what(r)), room - col_w - 1)
                 cells = style.status(r.summary("engine"), col_w) + what.ljust(room - col_w)
+                out.append("  " + r.row.ljust(name_w) + cells + pts)
+                out.extend("  " + "".ljust(name_w + col_w) + line for line in more)
+                continue
             else:
                 cells = "".join(style.status(r.summary(c), col_w) for c in COLUMNS)
             out.append("  " + r.row.ljust(name_w) + cells + pts)
@@ -139,18 +158,21 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
             state = answered.get(cell.grade_id)
             if state:  # an answer cell: its state read from your saved notebook
                 status, note = _answer_line(state, _(cell.what))
-                note = note[: room - col_w - 1]
+                note, *more = _fit(note, room - col_w - 1)
                 shown = "?" if state == exercises.ANSWERED else (
                     cell.points if state == exercises.RIGHT else 0)
                 out.append("  " + name.ljust(name_w) + style.status(status, col_w)
                            + note.ljust(room - col_w) + f"{shown}/{cell.points}")
+                out.extend("  " + "".ljust(name_w + col_w) + line for line in more)
                 continue
             if cell in MY_TESTS_CELLS.values():  # the score of record's, never the notebook's
-                note = _("(score of record only) your tests: kinds caught below")[: room - 1]
+                note = _("(score of record only) your tests: kinds caught below")
             else:
-                note = t("(graded in the notebook only) {what}", what=_(cell.what))[: room - 1]
+                note = t("(graded in the notebook only) {what}", what=_(cell.what))
+            note, *more = _fit(note, room - 1)
             out.append("  " + name.ljust(name_w) + style.paint(note.ljust(room), "2")
                        + f"?/{cell.points}")
+            out.extend("  " + "".ljust(name_w) + style.paint(line, "2") for line in more)
         for r in lab_rows:
             if r.status == FAIL:
                 out.append(_one_line(r, style))
@@ -404,6 +426,9 @@ def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None
     mlp_pairs = [(MLP_CELLS[f.check], f) for f in mlp or []]
     earned = sum(r.earned(GRADED) for r in reports) + sum(c.points for c, f in mlp_pairs
                                                            if f.passed)
+    if names is None:  # the lab headers count the answer cells answered right: so does the Total
+        earned += sum(answer_points(lab) for lab in LABS
+                      if not (mlp is not None and any(c.lab == lab for c in MLP_CELLS.values())))
     possible = (sum(lab_points(lab) for lab in LABS) if names is None
                 else sum(r.points for r in reports) + sum(c.points for c, _ in mlp_pairs))
     counts = {s: sum(r.status == s for r in reports) for s in (PASS, FAIL, NOT_STARTED)}

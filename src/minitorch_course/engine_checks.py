@@ -588,6 +588,22 @@ def freed_after_backward(g: Graph) -> Judge:
     return judge
 
 
+@words(N_("second backward raises"))
+def second_backward_raises(g: Graph) -> Judge:
+    # the graph is freed (the case above): running through it again must say so, like
+    # PyTorch, not hand back the first pass's gradients as if it had run
+    g.leaf("x", (3, 5))
+    g.node("a", "square", "x")
+    g.node("s", "total", "a")
+    g.backward("s")
+    g.backward("s", key="second")
+
+    def judge(seen: Seen) -> None:
+        if not seen["second"]:
+            raise _fail("engine-freed-silent", "freed-graph")
+    return judge
+
+
 # ---------------------------------------------------------------- lab 01: unbroadcast
 UNBROADCAST_PAIRS: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
     ((3, 5), (3, 5)),
@@ -672,7 +688,8 @@ CHECKS: dict[str, tuple[Callable[[Graph], Judge], ...]] = {
     "backward": (square_then_sum, diamond_accumulates, grid_constant, two_leaves,
                  constant_first, same_parent_twice, intermediate_grads,
                  leaves_accumulate_across_calls, leaf_grads_are_their_own),
-    "retain_graph": (intermediate_grads_reset, retain_twice, freed_after_backward),
+    "retain_graph": (intermediate_grads_reset, retain_twice, freed_after_backward,
+                     second_backward_raises),
     "unbroadcast": tuple(_unbroadcast_case(k, grad_shape, shape)
                          for k, (grad_shape, shape) in enumerate(UNBROADCAST_PAIRS)),
 }

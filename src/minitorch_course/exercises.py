@@ -243,8 +243,36 @@ SOFTMAX_Z = np.array([0.0, 0.0, math.log(2.0)])  # softmax = (1/4, 1/4, 1/2)
 SOFTMAX_K = 2  # g = e_k
 
 
+# the classic slips of softmax's backward, each computed from its own (wrong) rule: what the
+# answer would be, and what to say; the right answer is never among them (the test checks)
+SOFTMAX_SLIPS: tuple[tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], str], ...] = (
+    (lambda s, g: s * g, N_(
+        "grad_z is s ⊙ g: the sum term is missing. Every output of a softmax depends on every "
+        "input of its row, so each z_j also gets gradient through the outputs of the other "
+        "classes, even where g is 0")),
+    (lambda s, g: s * (1.0 - s) * g, N_(
+        "grad_z keeps only the Jacobian's diagonal, s_j(1 - s_j): its off-diagonal entries "
+        "-s_i·s_j give the other classes a gradient too")),
+    (lambda s, g: s * ((g * s).sum() - g), N_(
+        "every value of grad_z has the opposite sign: check which of g and the sum term is "
+        "subtracted from the other")),
+    (lambda s, g: s * (g - g.sum()), N_(
+        "grad_z subtracts the plain sum of g: the sum term weighs each g_j by its probability "
+        "s_j")),
+    (lambda s, g: s, N_(
+        "grad_z is softmax(z) itself, the forward's output: the question asks for the gradient "
+        "with respect to z when the upstream gradient is g = e_k")),
+)
+
+
 def _softmax_ek(ex: Exercise, grad_z: Any) -> None:
     (want,) = _numeric_grads(_softmax, [SOFTMAX_Z], np.eye(3)[SOFTMAX_K])
+    got = _array(grad_z, "grad_z", ex)
+    if got.shape == want.shape and not np.allclose(got, want, rtol=0.0, atol=1e-4):
+        s, g = _softmax(SOFTMAX_Z), np.eye(3)[SOFTMAX_K]
+        for slip, message in SOFTMAX_SLIPS:
+            if np.allclose(got, slip(s, g), rtol=0.0, atol=1e-4):
+                _fail(_(message), ex)
     _compare(grad_z, want, "grad_z", ex, tol=1e-4)
 
 

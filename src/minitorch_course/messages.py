@@ -45,7 +45,7 @@ KIND_LABELS: dict[str, str] = {
     "double-counting": N_("a node visited twice (double counting)"),
     "topological-order": N_("wrong topological order"),
     "accumulate": N_("gradient overwritten instead of accumulated"),
-    "freed-graph": N_("graph not freed / retain_graph ignored"),
+    "freed-graph": N_("freeing the graph: retain_graph, a second backward()"),
     "engine": N_("engine bug"),
     "shape-error": N_("shape error"),
     "crash": N_("crash"),
@@ -434,10 +434,10 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         "the output's .grad, shared with whatever else reads it, and the engine hands it "
         "read-only. Compute a new array from g instead.", op=p["op"]),
     "crash-empty-axis": lambda p: t(
-        "This case has a size-0 axis (an empty tensor), where torch returns an empty result (nan "
-        "for a mean over nothing) instead of raising. A reduction with no identity raises on an "
-        "empty axis unless given one (x.max(axis=..., keepdims=True, initial=-np.inf)); an empty "
-        "sum is 0 and needs nothing. Raised: {raised}", raised=Msg(raised(p))),
+        "This case has a size-0 axis (an empty tensor), where torch returns an empty result "
+        "instead of raising. A reduction without an identity element (what is the max of "
+        "nothing?) raises on an empty axis unless it is told what to start from; a sum of "
+        "nothing is 0 and needs nothing. Raised: {raised}", raised=Msg(raised(p))),
     "numpy-crash": _numpy_crash,
     "torch-spelling": _torch_spelling,
     "missing-keyword": lambda p: t(
@@ -639,6 +639,11 @@ FACTS: dict[str, Callable[[dict], str]] = {
         "_backward. Free the graph like PyTorch: once a node's _backward has run, set node._prev "
         "= () and node._backward = None (unless retain_graph), so its saved arrays can be "
         "released.", kept=_names(p["kept"])),
+    "engine-freed-silent": lambda p: _(
+        "s = Σ x², s.backward() then s.backward() again, without retain_graph: the second call "
+        "returned without an error. The first backward() freed the graph, so a second one has "
+        "nothing to run through: like PyTorch, it must raise BackwardError. Re-read theory/01, 'The graph is freed after "
+        "backward'; lab 00, section 4."),
     "topo-recursion": lambda p: t(
         "_topological_order on {graph}: RecursionError. A recursive depth-first search overflows "
         "Python's call stack (about 1000 frames); use a while loop over an explicit stack of "

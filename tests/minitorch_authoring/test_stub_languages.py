@@ -9,6 +9,7 @@ stub is never overwritten without ``--force``, whatever the language.
 from __future__ import annotations
 
 import ast
+import textwrap
 
 import pytest
 
@@ -106,3 +107,20 @@ def test_the_english_test_skeletons_hold_no_spanish():
         assert _without_docstrings_and_messages(es[name]) == \
             _without_docstrings_and_messages(en[name])
         assert stubgen.SKELETON_BODY_EN in en[name]
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_every_test_skeleton_is_ready_for_a_parametrized_test(lang):
+    """Two skeletons once lacked ``import pytest`` (issue 28): a learner's first
+    ``@pytest.mark.parametrize`` died at collection with a NameError. Each skeleton, with such
+    a test appended, runs as a module (what pytest's collection does) without an error."""
+    learner_test = textwrap.dedent('''
+        @pytest.mark.parametrize("n", [1, 2])
+        def test_learner(n):
+            with pytest.raises(ZeroDivisionError):
+                n / 0
+        ''')
+    for name, text in stubgen.skeletons(lang).items():
+        module: dict = {"__name__": name.removesuffix(".py")}
+        exec(compile(text + learner_test, name, "exec"), module)
+        assert callable(module["test_learner"]), name

@@ -196,7 +196,7 @@ def test_softmax_without_the_sum_term():
     s = np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
     want = s * (g - (g * s).sum(axis=-1, keepdims=True))
     d = _explain("softmax", Case(((3, 5),)), s * g, want, inputs=[x], upstream=g)
-    assert d.kind == "softmax-sum-term" and "Σ" in d.text
+    assert d.kind == "softmax-sum-term" and "⟨g, s⟩" in d.text and "keepdims" not in d.text
 
 
 def test_exp_backward_using_the_input():
@@ -264,7 +264,7 @@ def test_reduction_broadcast_error_in_backward_is_keepdims():
         np.broadcast_to(np.zeros((20, 5)), (20, 3, 5))
     except ValueError as err:
         d = Said(dg.explain_crash(BY_NAME["sum"], err, stage="backward"))
-    assert d.kind == "keepdims" and "expand_dims" in d.text
+    assert d.kind == "keepdims" and "size-1 axes" in d.text and "np." not in d.text
 
 
 def test_recursion_error():
@@ -301,7 +301,8 @@ def test_a_crash_on_an_empty_axis_says_so_and_how_torch_behaves():
                              stage="forward")
     assert (empty.kind, empty.id) == ("crash", "crash-empty-axis")
     text = messages.diagnosis_text(empty)
-    assert "size-0 axis" in text and "initial=-np.inf" in text
+    assert "size-0 axis" in text and "identity element" in text
+    assert "initial=" not in text and "np." not in text  # the rule, not the call to write
     other = dg.explain_crash(BY_NAME["softmax"], crash, tb, case=Case(((3, 5),)), stage="forward")
     assert other.id != "crash-empty-axis"
 
@@ -384,3 +385,42 @@ def test_getitems_diagnosis_is_true_for_what_was_written(write, said):
     text = " ".join(stream.getvalue().split())
     assert ("kept only one of its gradients" in text) is said, text[-1500:]
     assert "ASSIGNED" not in text
+
+
+# ---------------------------------------------------------------- softmax's sum term, keepdims
+def _softmax_rows(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_softmax_sum_term_without_keepdims_is_named_on_a_square_input():
+    """Lab 03's "second most common" slip: Σ g·s per row taken without keepdims. On a square
+    input it broadcasts silently (element (i, j) gets row j's sum); it is named, and the other
+    mistakes on the same input are not given its name."""
+    x, g = RNG.standard_normal((3, 3)), RNG.standard_normal((3, 3))
+    s = _softmax_rows(x)
+    want = s * (g - (g * s).sum(axis=-1, keepdims=True))
+    slipped = s * (g - (g * s).sum(axis=-1)[None, :])  # the row sums laid along the columns
+    d = _explain("softmax", Case(((3, 3),)), slipped, want, inputs=[x], upstream=g)
+    assert d.kind == "keepdims" and "sum term" in d.text, d
+    assert "keepdims=True" not in d.text and "np." not in d.text  # the rule, not the line
+    for other in (-want, s * g, s * (g - (g * s).sum()), want + RNG.standard_normal((3, 3))):
+        d = _explain("softmax", Case(((3, 3),)), other, want, inputs=[x], upstream=g)
+        assert d.kind != "keepdims" and "lost the axis of its sum term" not in d.text, d
+
+
+def test_softmax_sum_term_without_keepdims_crashes_on_a_non_square_input_and_is_named():
+    x, g = RNG.standard_normal((3, 5)), RNG.standard_normal((3, 5))
+    s = _softmax_rows(x)
+    try:
+        s * (g - (g * s).sum(axis=-1))  # (3, 5) against (3,)
+    except ValueError as err:
+        d = Said(dg.explain_crash(BY_NAME["softmax"], err, stage="backward",
+                                  case=Case(((3, 5),)), inputs=[x]))
+    assert d.kind == "keepdims" and "sum term" in d.text, d
+    try:  # another shape clash in the same backward: not this slip
+        s * np.zeros((2, 5))
+    except ValueError as err:
+        d = Said(dg.explain_crash(BY_NAME["softmax"], err, stage="backward",
+                                  case=Case(((3, 5),)), inputs=[x]))
+    assert d.kind != "keepdims", d

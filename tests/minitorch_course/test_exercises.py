@@ -221,6 +221,32 @@ def test_make_check_prints_the_answer_state_and_counts_a_right_answer(tmp_path, 
     assert "not right yet" in shapes and shapes.rstrip().endswith("0/1"), shapes
     assert "?/1" not in topo + shapes
     assert re.search(r"Lab 00: .*\b1/\d+ points", out), out[:400]
+    # the Total counts what the lab headers count, answer cells included (issue 28)
+    headers = re.findall(r"^Lab \d\d: .*?(\d+)/\d+ points$", out, re.MULTILINE)
+    total = re.search(r"^Total: (\d+)/", out, re.MULTILINE)
+    assert int(total.group(1)) == sum(map(int, headers)) == 1, (headers, total.group(0))
+    assert "…" not in out.split("Total: ")[0]  # no table cell cut short
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_no_table_cell_is_cut_short(lang, monkeypatch):
+    """make check once printed «padres primero; cadena de 100.000 operacio…» (issue 28): a cell
+    longer than its column goes on below its row, every word of it."""
+    import io
+
+    from minitorch_authoring.repository import REFERENCE
+    from minitorch_course import check as check_cli
+    from minitorch_course import runner
+
+    monkeypatch.setenv("MINITORCH_LANG", lang)
+    reports = runner.run(["topological_order", "retain_graph"], runner.load_impl(REFERENCE),
+                         max_examples=1)
+    text = check_cli.table(reports, check_cli.Style(io.StringIO()), whole=False)
+    assert "…" not in text
+    # the text of the rows without their points column, read as one run of words
+    flat = " ".join(" ".join(re.sub(r"\s\d+/\d+$", "", line) for line in text.splitlines()).split())
+    for r in reports:
+        assert " ".join(check_cli._what(r).split()) in flat, (check_cli._what(r), text)
 
 
 def test_every_answer_cell_of_the_labs_is_in_the_one_registry():
@@ -243,3 +269,31 @@ def test_every_answer_cell_of_the_labs_is_in_the_one_registry():
                 found[meta["grade_id"]] = (path.stem, names)
     registry = {c.grade_id: (c.lab, c.variables) for c in ANSWER_CELLS}
     assert found == registry
+
+
+# softmax_ek (s = (1/4, 1/4, 1/2), g = e_3): each classic slip worked out by hand, and the words
+# its feedback must use; two answers no rule produces get the plain count, no named slip
+SOFTMAX_SLIP_ANSWERS = {
+    "the sum term is missing": [0.0, 0.0, 0.5],  # s ⊙ g
+    "only the Jacobian's diagonal": [0.0, 0.0, 0.25],  # s ⊙ (1 - s) ⊙ g
+    "opposite sign": [0.125, 0.125, -0.25],  # -(right answer)
+    "plain sum of g": [-0.25, -0.25, 0.0],  # s ⊙ (g - Σ g)
+    "softmax(z) itself": [0.25, 0.25, 0.5],  # the forward
+}
+
+
+def test_softmax_ek_names_each_classic_slip_and_only_that_one():
+    said = {}
+    for words, answer in SOFTMAX_SLIP_ANSWERS.items():
+        with pytest.raises(ExerciseFailure) as err:
+            check_exercise("softmax_ek", answer)
+        said[words] = str(err.value)
+        assert words in said[words], said[words]
+        assert "Re-read: theory/03" in said[words]
+    for words, text in said.items():  # no slip's words in another slip's feedback
+        assert not [w for w in SOFTMAX_SLIP_ANSWERS if w != words and w in text], text
+    for invented in ([0.0, 0.0, 1.0], [-0.125, -0.125, 0.5], [0.1, -0.2, 0.1]):
+        with pytest.raises(ExerciseFailure) as err:
+            check_exercise("softmax_ek", invented)
+        assert "of its 3 values are not" in str(err.value)
+        assert not [w for w in SOFTMAX_SLIP_ANSWERS if w in str(err.value)]

@@ -86,3 +86,24 @@ def test_a_failing_graded_cell_shows_the_diagnosis_first_and_no_course_frames():
     assert shown.lstrip().startswith("CheckFailure: [fail] matmul · backward"), shown[:300]
     assert "grading.py" not in shown and "runner.py" not in shown and "Traceback" not in shown
     assert "Your code (most recent call last):" in shown and "in _backward" in shown
+
+
+def test_a_second_backward_on_a_freed_graph_must_raise_and_is_graded():
+    """Theory 01: after a backward() without retain_graph, a second one raises BackwardError.
+    An engine that frees the graph but lets the second call return silently used to pass every
+    graded row; now the retain_graph row fails it, saying what to re-read (never the line), and
+    the reference passes while the stub is not started."""
+    from minitorch_authoring import repository
+    from minitorch_course.outcomes import NOT_STARTED, PASS
+
+    silent = runner.run_engine_row("retain_graph",
+                                   mutants.load("freed_graph_backward_silent"))
+    assert silent.status == FAIL and silent.diagnosis.kind == "freed-graph"
+    assert silent.fact.id == "engine-freed-silent"
+    text = messages.message(silent)
+    assert "BackwardError" in text and "theory/01" in text and "lab 00" in text
+    assert "_backward is None" not in text and "raise BackwardError(" not in text  # no line
+    reference = runner.run_engine_row("retain_graph", runner.load_impl(repository.REFERENCE))
+    assert reference.status == PASS, reference
+    stub = runner.run_engine_row("retain_graph", runner.load_impl(repository.STUB))
+    assert stub.status == NOT_STARTED

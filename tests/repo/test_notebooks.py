@@ -96,6 +96,20 @@ def test_instructor_notebook_is_committed_rendered(path):
         assert not errors or "raises-exception" in tags, (path.name, errors[0].get("evalue"))
 
 
+@pytest.mark.parametrize("path", INSTRUCTOR + course.lab_notebooks("en"),
+                         ids=IDS + [f"en-{i}" for i in IDS])
+def test_the_my_tests_cells_show_the_report_and_no_bare_number(path):
+    """check_my_tests once left a bare 0.0 or 1.0 as the cell's Out[] (issue 28): it prints its
+    report and returns None outside autograde, as the rendered notebooks show."""
+    from minitorch_course.catalog import MY_TESTS_CELLS
+
+    ids = {c.grade_id for c in MY_TESTS_CELLS.values()}
+    for cell in _code_cells(_nb(path)):
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") in ids:
+            kinds = [o["output_type"] for o in cell.get("outputs", [])]
+            assert "execute_result" not in kinds and "stream" in kinds, (path.name, kinds)
+
+
 # ---------------------------------------------------------------- student notebooks (slow)
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
