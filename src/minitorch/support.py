@@ -220,9 +220,10 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
     writes into its ``g`` (``g *= mask``) raises instead of silently changing the gradient that
     a sibling, or the node's ``.grad``, still shares (``TensorBase`` names the op).
     """
+    old = node.grad
     if node._prev:
-        if node.grad is None:
-            if type(g) is np.ndarray:
+        if old is None:
+            if type(g) is ndarray:
                 # passed through (add): read-only already, unless it is the seed; else a view
                 # (the array itself may be someone else's to write)
                 if g is not grad_output or g.flags.writeable:
@@ -233,22 +234,23 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
                 g.setflags(False)
             node.grad = g
         else:
-            total = node.grad + g  # a new array: ours to freeze
-            if type(total) is not np.ndarray:
+            total = old + g  # a new array: ours to freeze
+            if type(total) is not ndarray:
                 total = np.asarray(total, dtype=np.float64)
             total.setflags(False)
             node.grad = total
         return
-    if node.grad is None:
+    if old is None:
         # A leaf's .grad is the user's (an optimizer may update it in place): it must not be a
         # read-only array or view, nor the very array handed to a sibling.
-        shared = (type(g) is np.ndarray
+        shared = (type(g) is ndarray
                   and (g is grad_output or g.base is not None or not g.flags.writeable))
-        node.grad = g.copy() if shared else g
+        total = g.copy() if shared else g
     else:
-        node.grad = node.grad + g
-    if type(node.grad) is not np.ndarray:  # NumPy computes 0-d results as scalars
-        node.grad = np.asarray(node.grad, dtype=np.float64)
+        total = old + g
+    if type(total) is not ndarray:  # NumPy computes 0-d results as scalars
+        total = np.asarray(total, dtype=np.float64)
+    node.grad = total
 
 
 def check_unchanged(order: Sequence[Node]) -> None:
