@@ -127,26 +127,29 @@ class TensorBase(Node):
         # This runs once per op: plain loops and direct slot writes, no comprehension (a call of
         # its own in Python 3.11), no property setter and no helper call (the loop is
         # minitorch.node.saved_checksums, inlined).
+        record = False
         if grad_mode.enabled:
             for p in parents:
                 if p.requires_grad:
-                    out.requires_grad = True
-                    out._prev = parents
-                    out._op = op
-                    out._backward_fn = backward
-                    saved = None
-                    if backward is not None:
-                        cells = backward.__closure__
-                        if cells is not None:
-                            for cell in cells:
-                                a = cell.cell_contents
-                                if type(a) is ndarray:
-                                    c = a.tobytes() if a.size <= EXACT else checksum(a)
-                                    saved = c if saved is None else saved + c
-                    out._checksums = saved
-                    return out
-        out.requires_grad, out._prev, out._op = False, (), ""
-        out._backward_fn = out._checksums = None
+                    record = True
+                    break
+        if not record:
+            out.requires_grad, out._prev, out._op = False, (), ""
+            out._backward_fn = out._checksums = None
+            return out
+        out.requires_grad = True
+        out._prev = parents
+        out._op = op
+        out._backward_fn = backward
+        saved = None
+        cells = backward.__closure__ if backward is not None else None
+        if cells:
+            for cell in cells:
+                a = cell.cell_contents
+                if type(a) is ndarray:
+                    c = a.tobytes() if a.size <= EXACT else checksum(a)
+                    saved = c if saved is None else saved + c
+        out._checksums = saved
         return out
 
     @classmethod

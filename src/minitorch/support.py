@@ -245,12 +245,11 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
         # read-only array or view, nor the very array handed to a sibling.
         shared = (type(g) is ndarray
                   and (g is grad_output or g.base is not None or not g.flags.writeable))
-        total = g.copy() if shared else g
+        node.grad = g.copy() if shared else g
     else:
-        total = old + g
-    if type(total) is not ndarray:  # NumPy computes 0-d results as scalars
-        total = np.asarray(total, dtype=np.float64)
-    node.grad = total
+        node.grad = node.grad + g
+    if type(node.grad) is not ndarray:  # NumPy computes 0-d results as scalars
+        node.grad = np.asarray(node.grad, dtype=np.float64)
 
 
 def check_unchanged(order: Sequence[Node]) -> None:
