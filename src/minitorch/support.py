@@ -219,11 +219,14 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
     it is stored read-only (a read-only view of ``g``, or the new sum), so a backward that
     writes into its ``g`` (``g *= mask``) raises instead of silently changing the gradient that
     a sibling, or the node's ``.grad``, still shares (``TensorBase`` names the op).
+
+    Only names the learner's ``tensor.py`` also has (``np``): the planted mistake
+    ``accumulate_overwrites`` runs an edited copy of this function inside that module.
     """
     old = node.grad
     if node._prev:
         if old is None:
-            if type(g) is ndarray:
+            if type(g) is np.ndarray:
                 # passed through (add): read-only already, unless it is the seed; else a view
                 # (the array itself may be someone else's to write)
                 if g is not grad_output or g.flags.writeable:
@@ -235,7 +238,7 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
             node.grad = g
         else:
             total = old + g  # a new array: ours to freeze
-            if type(total) is not ndarray:
+            if type(total) is not np.ndarray:
                 total = np.asarray(total, dtype=np.float64)
             total.setflags(False)
             node.grad = total
@@ -243,12 +246,12 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
     if old is None:
         # A leaf's .grad is the user's (an optimizer may update it in place): it must not be a
         # read-only array or view, nor the very array handed to a sibling.
-        shared = (type(g) is ndarray
+        shared = (type(g) is np.ndarray
                   and (g is grad_output or g.base is not None or not g.flags.writeable))
         node.grad = g.copy() if shared else g
     else:
         node.grad = node.grad + g
-    if type(node.grad) is not ndarray:  # NumPy computes 0-d results as scalars
+    if type(node.grad) is not np.ndarray:  # NumPy computes 0-d results as scalars
         node.grad = np.asarray(node.grad, dtype=np.float64)
 
 
