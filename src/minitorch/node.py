@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-__all__ = ["GradMode", "Node", "checksum", "saved_arrays_changed", "saved_checksums"]
+__all__ = [
+    "EXACT", "SMALL", "GradMode", "Node", "checksum", "saved_arrays_changed", "saved_checksums"
+]
 
 
 class GradMode(threading.local):
@@ -41,19 +43,24 @@ class GradMode(threading.local):
     enabled = True
 
 
-SMALL = 512  # elements: up to here a checksum hashes the bytes
+EXACT = 64  # elements: up to here an array's checksum is its bytes themselves (<= 512 bytes)
+SMALL = 512  # elements: up to here a hash of the bytes; beyond, a weighted sum
 _weights = np.empty(0)
 
 
-def checksum(a: np.ndarray) -> int | bytes:
+def checksum(a: np.ndarray) -> bytes:
     """A fingerprint of ``a``'s values, cheap enough to take for every array a backward saves.
 
-    Up to 512 elements: a hash of the bytes. Beyond: the bytes of the dot product with fixed
-    random weights, in one pass (a change smaller than the product's rounding error, about 1e-16
-    of its size, can go unnoticed: a cheap check, not a proof).
+    Up to 64 elements: the bytes themselves (cheaper to take and to compare than a hash, and
+    exact). Up to 512: a hash of the bytes (8 bytes). Beyond: the bytes of the dot product with
+    fixed random weights, in one pass (a change smaller than the product's rounding error, about
+    1e-16 of its size, can go unnoticed: a cheap check, not a proof). The engine's loops inline
+    the first case: ``a.tobytes() if a.size <= EXACT else checksum(a)``.
     """
+    if a.size <= EXACT:
+        return a.tobytes()
     if a.size <= SMALL:
-        return hash(a.tobytes())
+        return hash(a.tobytes()).to_bytes(8, "little", signed=True)
     global _weights
     if _weights.size < a.size:
         _weights = np.random.default_rng(0).uniform(0.5, 1.5, size=2 * a.size)
@@ -61,47 +68,43 @@ def checksum(a: np.ndarray) -> int | bytes:
     return np.einsum("i,i->", a.reshape(-1), _weights[: a.size]).tobytes()
 
 
-def saved_checksums(backward: Callable) -> tuple[int | bytes, ...] | None:
-    """The checksums of the NumPy arrays among ``backward``'s closure cells, in cell order.
+def saved_checksums(backward: Callable) -> bytes | None:
+    """The checksums of the NumPy arrays among ``backward``'s closure cells, end to end, in cell
+    order (None if it saved none).
 
-    Only numbers: the arrays stay where they are (in the cells), so the tuple adds no
-    reference for the garbage collector to follow. One plain loop, no comprehension: this runs
-    once per recorded op, and in Python 3.11 each comprehension is a call of its own.
+    One ``bytes`` object, whatever the number of arrays: no tuple to allocate, nothing for the
+    garbage collector to track (bytes hold no references), and the arrays stay where they are
+    (in the cells). ``saved_arrays_changed`` finds which array changed. One plain loop, no
+    comprehension: this runs once per recorded op (``TensorBase._make`` inlines it), and in
+    Python 3.11 each comprehension is a call of its own.
     """
+    saved = None
     cells = backward.__closure__
-    if not cells:
-        return None
-    saved = []
-    for cell in cells:
-        value = cell.cell_contents
-        if type(value) is np.ndarray:
-            saved.append(hash(value.tobytes()) if value.size <= SMALL else checksum(value))
-    return tuple(saved) if saved else None
+    if cells:
+        for cell in cells:
+            a = cell.cell_contents
+            if type(a) is np.ndarray:
+                c = a.tobytes() if a.size <= EXACT else checksum(a)
+                saved = c if saved is None else saved + c
+    return saved
 
 
-def saved_arrays_changed(node: Node, now: dict[int, int | bytes] | None = None) -> np.ndarray | None:
+def saved_arrays_changed(node: Node) -> np.ndarray | None:
     """The first of ``node``'s saved arrays that changed since it was saved (None: none did).
 
-    ``now`` caches each array's current checksum by ``id`` while one ``backward()`` checks its
-    graph: an array several closures saved (a leaf used by many ops) is hashed once.
+    Each array's checksum is compared with its stretch of ``node._checksums``.
     """
     saved = node._checksums
-    if saved is None:
+    if saved is None or node._backward_fn is None:
         return None
-    i = 0
-    for cell in node._backward_fn.__closure__:
+    start = 0
+    for cell in node._backward_fn.__closure__ or ():
         a = cell.cell_contents
-        if type(a) is not np.ndarray:
-            continue
-        if now is None:
-            current = hash(a.tobytes()) if a.size <= SMALL else checksum(a)
-        else:
-            current = now.get(id(a))
-            if current is None:
-                current = now[id(a)] = hash(a.tobytes()) if a.size <= SMALL else checksum(a)
-        if current != saved[i]:
-            return a
-        i += 1
+        if type(a) is np.ndarray:
+            c = checksum(a)
+            if saved[start:start + len(c)] != c:
+                return a
+            start += len(c)
     return None
 
 

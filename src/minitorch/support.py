@@ -20,9 +20,10 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+from numpy import ndarray
 
 from minitorch.errors import BackwardError, ShapeError
-from minitorch.node import SMALL, GradMode, Node, checksum
+from minitorch.node import EXACT, GradMode, Node, checksum, saved_arrays_changed
 
 __all__ = [
     "Axis",
@@ -218,27 +219,31 @@ def accumulate(node: Node, g: np.ndarray, grad_output: np.ndarray) -> None:
     it is stored read-only (a read-only view of ``g``, or the new sum), so a backward that
     writes into its ``g`` (``g *= mask``) raises instead of silently changing the gradient that
     a sibling, or the node's ``.grad``, still shares (``TensorBase`` names the op).
+
+    Only names the learner's ``tensor.py`` also has (``np``): the planted mistake
+    ``accumulate_overwrites`` runs an edited copy of this function inside that module.
     """
+    old = node.grad
     if node._prev:
-        if node.grad is None:
+        if old is None:
             if type(g) is np.ndarray:
                 # passed through (add): read-only already, unless it is the seed; else a view
                 # (the array itself may be someone else's to write)
                 if g is not grad_output or g.flags.writeable:
                     g = g.view()
-                    g.setflags(write=False)
+                    g.setflags(False)
             else:  # NumPy computes 0-d results as scalars
                 g = np.asarray(g, dtype=np.float64)
-                g.setflags(write=False)
+                g.setflags(False)
             node.grad = g
         else:
-            total = node.grad + g  # a new array: ours to freeze
+            total = old + g  # a new array: ours to freeze
             if type(total) is not np.ndarray:
                 total = np.asarray(total, dtype=np.float64)
-            total.setflags(write=False)
+            total.setflags(False)
             node.grad = total
         return
-    if node.grad is None:
+    if old is None:
         # A leaf's .grad is the user's (an optimizer may update it in place): it must not be a
         # read-only array or view, nor the very array handed to a sibling.
         shared = (type(g) is np.ndarray
@@ -257,33 +262,39 @@ def check_unchanged(order: Sequence[Node]) -> None:
     changing one in place (``x.data *= 2``, ``y.data[0] = 7``) between the
     forward pass and ``backward()`` would otherwise give a silently wrong gradient.
     """
-    now: dict[int, int | bytes] = {}  # each array's checksum, taken once per call
-    # minitorch.node.saved_arrays_changed, inlined: this loop visits every node of the graph
+    # A small array's checksum is taken again where it is met (cheaper than looking it up); a
+    # large one's, a pass over its data, once per call even if several ops saved the array.
+    large: dict[int, bytes] = {}
+    # minitorch.node.saved_checksums again, inlined: this loop visits every node of the graph
     for node in order:
         saved = node._checksums
         if saved is None:
             continue
-        i = 0
+        current = None
         for cell in node._backward_fn.__closure__:
             array = cell.cell_contents
-            if type(array) is not np.ndarray:
-                continue
-            current = now.get(id(array))
-            if current is None:
-                current = now[id(array)] = (hash(array.tobytes()) if array.size <= SMALL
-                                            else checksum(array))
-            if current != saved[i]:
-                _changed_in_place(node, array)
-            i += 1
+            if type(array) is ndarray:
+                if array.size <= EXACT:
+                    c = array.tobytes()
+                else:
+                    c = large.get(id(array))
+                    if c is None:
+                        c = large[id(array)] = checksum(array)
+                current = c if current is None else current + c
+        if current != saved:
+            _changed_in_place(node)
 
 
-def _changed_in_place(node: Node, array: np.ndarray) -> None:
-    """Raise the BackwardError of ``check_unchanged`` for ``array``, saved by ``node``."""
-    owners = [name for name, t in [("output", node)] + [
+def _changed_in_place(node: Node) -> None:
+    """Raise the BackwardError of ``check_unchanged`` for the array ``node`` saved that changed."""
+    array = saved_arrays_changed(node)
+    owners = [] if array is None else [name for name, t in [("output", node)] + [
         (f"input {i}", p) for i, p in enumerate(node._prev)] if np.shares_memory(t.data, array)]
     what = f"the data of its {' / '.join(owners)}" if owners else "an array it saved"
+    if array is not None:  # None: its checksum no longer lines up (its size changed)
+        what += f" (shape {array.shape})"
     raise BackwardError(
-        f"{node._op}: {what} (shape {array.shape}) was changed in place after the forward "
+        f"{node._op}: {what} was changed in place after the forward "
         "pass, and its backward needs the values the forward saw; recompute the forward pass "
         "after changing data (PyTorch: 'modified by an inplace operation')"
     )

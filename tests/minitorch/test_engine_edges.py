@@ -163,6 +163,21 @@ def test_an_input_changed_in_place_is_refused_at_backward(change):
         y.sum().backward()
 
 
+@pytest.mark.parametrize("shapes", [(3, 3), (100, 100), (2000, 2000), (2000, 1), (1, 100)],
+                         ids=["bytes", "hashes", "weighted-sums", "weighted-sum-and-bytes",
+                              "bytes-and-hash"])
+@pytest.mark.parametrize("changed", [0, 1])
+def test_the_input_changed_in_place_is_the_one_named(shapes, changed):
+    """mul saves both inputs: each one's checksum (of whichever kind its size gets) is told
+    apart from the other's, so the error names the input that changed."""
+    x, w = (mt.Tensor(RNG.uniform(0.5, 1.5, n), requires_grad=True) for n in shapes)
+    y = x * w
+    (x, w)[changed].data[-1] += 1.0
+    with pytest.raises(mt.BackwardError, match=rf"^mul: the data of its input {changed} "
+                                               rf"\(shape \({shapes[changed]},\)\)"):
+        y.sum().backward()
+
+
 def test_a_change_the_backward_does_not_read_is_allowed_like_torch():
     """add saves nothing: torch accepts the change, and so does minitorch (no false alarm)."""
     (x, xt), (w, wt) = pair(RNG.standard_normal(3)), pair(RNG.standard_normal(3))
