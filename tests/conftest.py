@@ -24,6 +24,10 @@ os.environ.setdefault("MINITORCH_LANG", "en")
 # ask torch every time, whatever a maintainer's ~/.cache holds (tests/minitorch_course/test_oracle_cache.py
 # turns it on where it tests it).
 os.environ.setdefault("MINITORCH_CACHE", "off")
+# Every tensor the suites give torch (and NumPy's BLAS) is tiny: one thread, here and in every
+# subprocess (nbgrader's kernels, nbval, the learner's tests). A thread pool on a shared machine
+# multiplies torch's CPU time by up to 50 (its threads wait for each other).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 
@@ -138,6 +142,39 @@ def sandbox_required() -> None:
         sandbox.check()
     except sandbox.SandboxUnavailable as err:
         pytest.fail(f"the hostile tests run only in the grading sandbox: {err}", pytrace=False)
+
+
+# ---------------------------------------------------------------- a generated course
+@pytest.fixture(scope="session")
+def generated_course(tmp_path_factory):
+    """``generated_course(course_dir, for_class=True, lang="es") -> release folder``: a course
+    directory as ``course.generate_assignment(course_dir, ...)`` leaves it, in ``course_dir``.
+    nbgrader generates each kind once per test run (about 9 s of CPU: seven modules grade a
+    class), and ``course_dir`` gets a copy (a course directory is relocatable: its exchange and
+    paths are relative to it). Both xdist workers share the copies through this run's temporary
+    folder, under a lock."""
+    import fcntl
+    import shutil
+    import tempfile
+
+    from minitorch_grading import course
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "generated"
+    shared.mkdir(exist_ok=True)
+
+    def generated(course_dir: Path, for_class: bool = True, lang: str = "es") -> Path:
+        built = shared / f"{'class' if for_class else 'repo'}-{lang}"
+        with open(shared / "lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits for this kind's build
+            if not built.is_dir():
+                staging = Path(tempfile.mkdtemp(dir=shared)) / "course"
+                course.generate_assignment(staging, for_class=for_class, lang=lang)
+                staging.rename(built)
+        shutil.copytree(built, course_dir, symlinks=True, dirs_exist_ok=True)
+        return course_dir / "release" / course.ASSIGNMENT
+
+    return generated
 
 
 # ---------------------------------------------------------------- a class handing in its work
