@@ -78,10 +78,12 @@ def report():
 # ---------------------------------------------------------------- both cores (pytest-xdist)
 # The modules' seconds in `make test` (the sum over their tests, 2 workers, a loaded machine,
 # 2 Dec 2026, before the cuts of that day): only their order matters. A module not listed comes
-# after them, the ones with slow tests first. 6 Dec (CPU of everything a module started, at load
-# 15-19): record 91 s, round trip 83, site 73, nbval 65, classrun 52+, all about 1/6 of the
-# figures below, except the release kit's 2.5 s (it copies the course generated once per run:
-# `generated_course`), whose figure is now that ratio's.
+# after them, the ones with slow tests first. 6 Dec (CPU of everything a module started, a
+# cgroup's cpuacct, at load 7-19): classrun 108 s, record 91, round trip 83, classrun_parallel
+# 81, site 73, held-out scores 69, learner tests 66, nbval 65, fuzz 54, mutants 38, notebooks_en
+# 32, notebooks 25, hostile class 22, i18n 9, memory 8: about 1/6 of the figures below, except
+# the release kit's 2.5 s (it copies the course generated once per run: `generated_course`),
+# whose figure is now that ratio's.
 COST = {
     "test_record": 655, "test_notebooks_nbval": 390, "test_notebooks": 245,
     "test_nbgrader_roundtrip": 505, "test_release_kit": 15, "test_site": 386,
