@@ -100,11 +100,12 @@ quick: $(STAMP) $(COMPILED) $(GRADING_STAMP)  ## maintainers: the fast tier of m
 # the modules with slow tests out first. JOBS=0: one process.
 JOBS ?= auto
 # What `make test` runs, here or (when the learner has work in this checkout) in an export of HEAD;
-# QUICK=1 (`make quick`) leaves out the tests marked slow and the student notebooks' nbgrader check.
+# QUICK=1 (`make quick`) leaves out the tests marked slow. That the student notebooks are what
+# nbgrader generates (`course generate --check`) is checked inside pytest, on a worker
+# (tests/repo/test_notebooks.py), not serially before it.
 suites:
 	$(BIN)/ruff check src solutions tests benchmarks site
 	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check --lang es
-	$(if $(QUICK),,$(SRC) $(BIN)/python -m minitorch_grading.course generate --check)
 	$(SRC) $(BIN)/python -m minitorch_authoring.nb_i18n build --check
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider \
 	    -n $(JOBS) --dist loadfile $(if $(QUICK),-m "not slow")

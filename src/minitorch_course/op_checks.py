@@ -60,15 +60,22 @@ def _torch():
 def run_torch(op: Op, case: Case, arrays: list[np.ndarray], upstream: np.ndarray | None):
     """torch's output and input gradients (float64) for ``upstream`` (None: forward only)."""
     torch = _torch()
-    leaves = [torch.tensor(a, dtype=torch.float64, requires_grad=i not in case.constant)
-              for i, a in enumerate(arrays)]
-    out = op.ref(torch, *leaves, **case.kwargs)
-    grads = None
-    if upstream is not None:
-        if out.requires_grad:  # not when every input is a constant
-            out.backward(torch.as_tensor(upstream, dtype=torch.float64))
-        grads = [None if t.grad is None else t.grad.numpy() for t in leaves]
-    return out.detach().numpy(), grads
+    # The oracle's tensors are tiny: torch's thread pool only costs time (on a busy machine its
+    # threads wait for each other: 50x the CPU); one thread here, the caller's setting restored.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        leaves = [torch.tensor(a, dtype=torch.float64, requires_grad=i not in case.constant)
+                  for i, a in enumerate(arrays)]
+        out = op.ref(torch, *leaves, **case.kwargs)
+        grads = None
+        if upstream is not None:
+            if out.requires_grad:  # not when every input is a constant
+                out.backward(torch.as_tensor(upstream, dtype=torch.float64))
+            grads = [None if t.grad is None else t.grad.numpy() for t in leaves]
+        return out.detach().numpy(), grads
+    finally:
+        torch.set_num_threads(threads)
 
 
 def run_minitorch(op: Op, case: Case, arrays: list[np.ndarray], upstream: np.ndarray | None,

@@ -63,11 +63,11 @@ def _learner(tmp: Path, name: str, exchange: Path) -> tuple[Path, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def exchange(tmp_path_factory, submissions) -> dict:
+def exchange(tmp_path_factory, submissions, generated_course) -> dict:
     start, load = time.monotonic(), os.getloadavg()[0]
     tmp = tmp_path_factory.mktemp("exchange")
     course_dir = tmp / "course"
-    release = course.generate_assignment(course_dir)
+    release = generated_course(course_dir)
     root = course_dir / "exchange"
     assert not root.exists()
     logs = {"release": _nbgrader(["release_assignment", ASSIGNMENT], course_dir)}
@@ -153,9 +153,9 @@ def _to_markdown(cell: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def bad_class(tmp_path_factory, submissions) -> dict:
+def bad_class(tmp_path_factory, submissions, generated_course) -> dict:
     course_dir = tmp_path_factory.mktemp("badclass") / "course"
-    release = course.generate_assignment(course_dir)
+    release = generated_course(course_dir)
     reference = REFERENCE.read_text("utf-8")
     assert reference.count(LOOP_AT) == 1, "the looping op no longer applies: update LOOP_AT"
     labs = (ENGINE_LAB, LAB)

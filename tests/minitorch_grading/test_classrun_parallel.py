@@ -38,9 +38,9 @@ TIMES: dict[str, float] = {}
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, submissions) -> dict[str, Path]:
+def runs(tmp_path_factory, submissions, generated_course) -> dict[str, Path]:
     serial = tmp_path_factory.mktemp("serial") / "course"
-    release = course.generate_assignment(serial)
+    release = generated_course(serial)
     reference = REFERENCE.read_text("utf-8")
     assert reference.count(TANH[0]) == 1, "the planted mistake no longer applies: update TANH"
     submissions.submit(serial, release, "ref", reference, answered=True, only=(LAB,))

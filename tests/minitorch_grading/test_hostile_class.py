@@ -99,9 +99,9 @@ print("HOSTILE cell fired:", json.dumps(log))
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory) -> dict:
+def hostile(tmp_path_factory, generated_course) -> dict:
     course_dir = tmp_path_factory.mktemp("hostile") / "course"
-    release = course.generate_assignment(course_dir)
+    release = generated_course(course_dir)
     stub = (release / course.GRADED_FILE).read_text("utf-8")
     Submissions().submit(course_dir, release, "honest", REFERENCE.read_text("utf-8"), answered=True,
             only=(LAB,))

@@ -93,9 +93,9 @@ def _cell_error(course_dir: Path, student: str, notebook: str, grade_id: str) ->
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory, submissions) -> Path:
+def graded(tmp_path_factory, submissions, generated_course) -> Path:
     course_dir = tmp_path_factory.mktemp("roundtrip") / "course"
-    release = course.generate_assignment(course_dir)
+    release = generated_course(course_dir)
     reference = REFERENCE.read_text(encoding="utf-8")
     assert reference.count(CORRECT) == 1, "the planted mistake no longer applies: update it"
     stub = (release / course.GRADED_FILE).read_text("utf-8")

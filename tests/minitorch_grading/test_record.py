@@ -378,10 +378,10 @@ def _add_first_cell(folder: Path, source: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory, submissions) -> dict:
+def graded(tmp_path_factory, submissions, generated_course) -> dict:
     start = time.monotonic()
     course_dir = tmp_path_factory.mktemp("record") / "course"
-    release = course.generate_assignment(course_dir)
+    release = generated_course(course_dir)
     stub = (release / course.GRADED_FILE).read_text("utf-8")
     reference = REFERENCE.read_text("utf-8")
     ref_path = str(REFERENCE)

@@ -27,8 +27,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory) -> Path:
-    return course.generate_assignment(tmp_path_factory.mktemp("course") / "course")
+def release(tmp_path_factory, generated_course) -> Path:
+    return generated_course(tmp_path_factory.mktemp("course") / "course")
 
 
 def learner_env(lang: str = "es") -> dict[str, str]:
