@@ -1,11 +1,14 @@
 """No solution line leaks into the student materials (issue 28: derive, then write).
 
 Every statement inside a ``### BEGIN SOLUTION`` / ``### END SOLUTION`` fence of
-``solutions/tensor.py`` is compared with what a learner reads before writing it: the theory of
-both languages (``theory/``, ``theory/en/``), the student notebooks (``notebooks/``: every cell's
-source and output) and the generated stub (``src/minitorch/tensor.py``). Two comparisons, with all
-whitespace removed on both sides: the whole statement, and by its right-hand side, the
-expression it assigns or returns, so that ``return (g / a,)`` is also found as ``grad = g / a``.
+``solutions/tensor.py`` is compared with what a learner reads before writing it, in both
+languages: the theory (``theory/``, ``theory/en/``), the student notebooks (``notebooks/``,
+``notebooks/en/``: every cell's source and output), the stub as ``stubgen`` writes it in each
+language (its docstrings are the learner's specification) and the README's part for the learner.
+Two comparisons, with all whitespace removed on both sides: the whole statement, and by its
+right-hand side, the expression it assigns or returns, so that ``return (g / a,)`` is also found
+as ``grad = g / a``. A third compares them with every name changed (``renamed_leaks``, below),
+so that ``grad_y = -out_grad * x / (y * y)`` is found as div's ``-g * a / (b * b)``.
 
 Which lines count is one rule, not a list of exceptions. An operation is a call, operator,
 comparison, subscript, comprehension, conditional expression or lambda.
@@ -21,8 +24,11 @@ comparison, subscript, comprehension, conditional expression or lambda.
 from __future__ import annotations
 
 import ast
+import bisect
+import builtins
 import io
 import json
+import keyword
 import re
 import textwrap
 import tokenize
@@ -31,6 +37,7 @@ from pathlib import Path
 
 import pytest
 
+from minitorch_authoring import stubgen
 from minitorch_authoring.repository import ROOT
 
 REFERENCE = ROOT / "solutions" / "tensor.py"
@@ -46,12 +53,113 @@ COMPUTING = (
 )
 
 
+# ---------------------------------------------------------------- names changed
+# A reviewer found demo cells holding the learner's lines with the variables renamed
+# (`grad_y = -out_grad * x / (y * y)` for div's `-g * a / (b * b)`). So each piece is also compared
+# after renaming: every identifier becomes one placeholder, except Python's keywords and builtins,
+# `np` and `math`, an attribute (what follows a dot: NumPy's API, `.sum`, `.T`) and a keyword
+# argument's name (`axis=`); `x.data` is one placeholder (the closure names the Tensor's array
+# `a`, a demo writes `x.data`). Operators, numbers and brackets stay. A match must rename
+# consistently, one name for one name both ways: `g * (a > 0)` is not `x * (x > 0)`.
+#
+# Short pieces are ignored, by weight: the tokens that are neither a placeholder nor punctuation
+# (operators, numbers, kept names). Measured on the materials: at weight 1 placeholders match
+# prose (`g / a` is `he / she`, `-g` is `- tensor`), at weight 2 idioms the course must use
+# (`seen.add(id(node))`, `e = np.exp(z)`); from 3 on every hit was the learner's line, and the
+# shortest backward lines that carry a derivative weigh 3 (`g * (a > 0)`, `g * 0.5 / out_data`).
+# A sub-expression, matched anywhere inside a line, needs more: at weights 4 to 6 the hits were
+# idioms the theory teaches (`g.sum(axis=i, keepdims=True)`, `np.swapaxes(B, -1, -2)`); at 7 the
+# first was matmul's backward itself, `G @ np.swapaxes(B, -1, -2)`.
+LINE_WEIGHT, INNER_WEIGHT = 3, 7
+_TOKEN = re.compile(r"""
+    (?P<num>\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?)
+  | (?P<name>[^\W\d]\w*)
+  | (?P<op>\*\*=?|//=?|->|[<>=!]=|[-+*/%@&|^]=|[-+*/%@<>=~&|^])
+  | (?P<other>\S)""", re.X)
+_KEPT = frozenset(keyword.kwlist) | frozenset(dir(builtins)) | {"np", "numpy", "math"}
+_HOLE = "_"
+_PUNCTUATION = frozenset("()[]{},.:;='\"`")
+
+
+def tokens(text: str) -> list[tuple[str, str]]:
+    """(normalised, as written) for each token of ``text``, code or prose alike."""
+    out: list[tuple[str, str]] = []
+    for m in _TOKEN.finditer(text):
+        kind, tok = m.lastgroup, m.group()
+        if kind == "name" and tok not in _KEPT:
+            before = out[-1][1] if out else ""
+            after = text[m.end():].lstrip()[:2]
+            if tok == "data" and before == "." and len(out) > 1 and out[-2][0] == _HOLE:
+                out.pop()  # `x.data`: one value, like the closure's `a`
+                out[-1] = (_HOLE, out[-1][1] + ".data")
+                continue
+            keyword_argument = after[:1] == "=" and after != "==" and before in ("(", ",")
+            if before != "." and not keyword_argument:
+                out.append((_HOLE, tok))
+                continue
+        out.append((tok, tok))
+    return out
+
+
+def weight(text: str) -> int:
+    return sum(norm != _HOLE and norm not in _PUNCTUATION for norm, _ in tokens(text))
+
+
+class Renamed:
+    """One material's tokens, searchable for a piece of code with its names changed."""
+
+    SEP = "\x1f"
+
+    def __init__(self, text: str):
+        self.tokens = tokens(text)
+        self.starts, position = [], 1
+        for norm, _ in self.tokens:
+            self.starts.append(position)
+            position += len(norm) + 1
+        self.joined = self.SEP + self.SEP.join(n for n, _ in self.tokens) + self.SEP
+
+    def find(self, piece: str) -> str | None:
+        """Where ``piece`` occurs with its names consistently renamed (as written), or None."""
+        wanted = tokens(piece)
+        key = self.SEP + self.SEP.join(n for n, _ in wanted) + self.SEP
+        at = self.joined.find(key)
+        while at >= 0:
+            window = self.tokens[bisect.bisect_left(self.starts, at + 1):][:len(wanted)]
+            there: dict[str, str] = {}
+            back: dict[str, str] = {}
+            if all(there.setdefault(w[1], m[1]) == m[1] and back.setdefault(m[1], w[1]) == w[1]
+                   for w, m in zip(wanted, window) if w[0] == _HOLE):
+                return " ".join(m[1] for m in window)
+            at = self.joined.find(key, at + 1)
+        return None
+
+
+def renamed_leaks(lines: list[Line], texts: dict[str, str]) -> list[str]:
+    """One sentence per (solution line, material) where the line, its right-hand side, a
+    returned gradient or a heavy sub-expression appears with its names changed."""
+    found = []
+    indexes = {name: Renamed(text) for name, text in texts.items()}
+    for line in lines:
+        pieces = [p for p in (line.text, *line.parts) if weight(p) >= LINE_WEIGHT]
+        pieces += [p for p in line.inner if p not in pieces]
+        for name, index in indexes.items():
+            if not _before(name, line.lab):
+                continue
+            for piece in pieces:
+                if (hit := index.find(piece)) is not None:
+                    found.append(f"solutions/tensor.py:{line.lineno} `{piece}` as `{hit}` "
+                                 f"in {name}")
+                    break
+    return found
+
+
 @dataclass(frozen=True)
 class Line:
     lab: str
     lineno: int
     text: str  # the statement as written (comments removed)
     parts: tuple[str, ...]  # its right-hand side and returned gradients, when they count
+    inner: tuple[str, ...] = ()  # its sub-expressions, compared with names changed (below)
 
 
 def _squash(text: str) -> str:
@@ -124,8 +232,11 @@ def solution_lines() -> list[Line]:
                 if gradients and value is not None:
                     elements = value.elts if isinstance(value, ast.Tuple) else [value]
                     parts += [e for e in elements if computes(e)]
+                inner = {ast.get_source_segment(block, e) or "" for n in nodes
+                         for e in ast.walk(n) if isinstance(e, ast.expr)}
                 found.append(Line(lab, start + lineno, text,
-                                  tuple(ast.get_source_segment(block, p) for p in parts)))
+                                  tuple(ast.get_source_segment(block, p) for p in parts),
+                                  tuple(sorted(e for e in inner if weight(e) >= INNER_WEIGHT))))
             start = None
     return found
 
@@ -148,24 +259,39 @@ def _before(name: str, lab: str) -> bool:
     return number <= lab[:2]
 
 
-def materials() -> dict[str, str]:
-    """What a learner reads: name -> text with the whitespace inside each line removed."""
+README_LEARNER_END = "\n## For instructors"  # README.md: the learner's part ends here
+
+
+def sources() -> dict[str, str]:
+    """What a learner reads, in both languages: name -> text. The theory, the student notebooks
+    (every cell's source and output), the stub as generated in each language (its docstrings are
+    the learner's specification) and the README's part for the learner."""
     texts: dict[str, str] = {}
     for folder in (ROOT / "theory", ROOT / "theory" / "en"):
         for path in sorted(folder.glob("*.md")):
             texts[str(path.relative_to(ROOT))] = path.read_text(encoding="utf-8")
-    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        parts = []
-        for cell in nb["cells"]:
-            parts.append("".join(cell.get("source", "")))
-            for out in cell.get("outputs", []):
-                parts.append("".join(out.get("text", "")))
-                for value in out.get("data", {}).values():
-                    parts.append("".join(value) if isinstance(value, list) else str(value))
-        texts[str(path.relative_to(ROOT))] = "\n".join(parts)
+    for folder in (ROOT / "notebooks", ROOT / "notebooks" / "en"):
+        for path in sorted(folder.glob("*.ipynb")):
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            parts = []
+            for cell in nb["cells"]:
+                parts.append("".join(cell.get("source", "")))
+                for out in cell.get("outputs", []):
+                    parts.append("".join(out.get("text", "")))
+                    for value in out.get("data", {}).values():
+                        parts.append("".join(value) if isinstance(value, list) else str(value))
+            texts[str(path.relative_to(ROOT))] = "\n".join(parts)
     texts[str(STUB.relative_to(ROOT))] = STUB.read_text(encoding="utf-8")
-    return {name: _lines(text) for name, text in texts.items()}
+    texts[f"{STUB.relative_to(ROOT)} (en)"] = stubgen.stub_text(stubgen.STUBS["tensor"], "en")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert README_LEARNER_END in readme, "README.md: where does the learner's part end?"
+    texts["README.md"] = readme.split(README_LEARNER_END)[0]
+    return texts
+
+
+def materials() -> dict[str, str]:
+    """What a learner reads: name -> text with the whitespace inside each line removed."""
+    return {name: _lines(text) for name, text in sources().items()}
 
 
 def _lines(text: str) -> str:
@@ -212,10 +338,33 @@ def test_every_lab_has_solution_lines_to_compare():
     assert len(LINES) > 60, len(LINES)
 
 
+@pytest.fixture(scope="module")
+def raw_sources() -> dict[str, str]:
+    return sources()
+
+
 @pytest.mark.parametrize("lab", LABS)
-def test_no_solution_line_in_the_student_materials(lab):
-    found = leaks([line for line in LINES if line.lab == lab], materials())
+def test_no_solution_line_in_the_student_materials(lab, raw_sources):
+    texts = {name: _lines(text) for name, text in raw_sources.items()}
+    found = leaks([line for line in LINES if line.lab == lab], texts)
     assert not found, "solution lines a learner can copy:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_no_solution_line_with_its_names_changed(lab, raw_sources):
+    found = renamed_leaks([line for line in LINES if line.lab == lab], raw_sources)
+    assert not found, ("solution lines a learner can copy, names changed (say the idea or the "
+                       "shape rule instead):\n" + "\n".join(found))
+
+
+def test_both_languages_are_compared(raw_sources):
+    """Each learner-facing folder and the stub count in Spanish and in English."""
+    names = set(raw_sources)
+    for spanish, english in (("theory/02", "theory/en/02"), ("notebooks/01", "notebooks/en/01"),
+                             ("src/minitorch/tensor.py", "src/minitorch/tensor.py (en)")):
+        assert any(n.startswith(spanish) for n in names), spanish
+        assert any(n.startswith(english) for n in names), english
+    assert "README.md" in names
 
 
 # ---------------------------------------------------------------- the comparison can fail
@@ -244,6 +393,37 @@ def test_a_planted_line_is_found(planted, how):
     log_lines = [line for line in LINES if "g / a" in line.text]
     assert log_lines, "log's backward line is no longer `return (g / a,)`: update this test"
     assert leaks(log_lines, {"planted.md": _lines(planted)}), how
+
+
+def _lines_with(fragment: str) -> list[Line]:
+    found = [line for line in LINES if fragment in line.text]
+    assert found, f"no solution line holds `{fragment}` any more: update this test"
+    return found
+
+
+@pytest.mark.parametrize(("fragment", "planted", "how"), [
+    ("-g * a / (b * b)", "grad_y = -out_grad * x / (y * y)", "div's gradient, renamed"),
+    ("-g * a / (b * b)", "print(np.allclose(y.grad, -G * x.data / (y.data * y.data)))",
+     "inside a check, Tensors' .data for the closure's arrays"),
+    ("g * (a > 0)", "```python\ngrad = up * (z > 0)\n```", "relu's in a Markdown block"),
+    ("g * (1.0 - t * t)", "Backward: ``gx = gy*(1.0-y*y)``", "tanh's in a docstring"),
+    ("g @ np.swapaxes", "full_A = G @ np.swapaxes(B, -1, -2)  # (20, 3, 4)",
+     "a sub-expression: matmul's backward inside a longer line"),
+])
+def test_a_planted_near_copy_is_found(fragment, planted, how):
+    assert renamed_leaks(_lines_with(fragment), {"planted.ipynb": planted}), how
+
+
+@pytest.mark.parametrize(("fragment", "text", "why"), [
+    ("g * (a > 0)", "y = x * (x > 0)", "one name for two: not the same line"),
+    ("g * (a > 0)", "y = x * (w >= 0)", "another operator"),
+    ("g * 0.5 / out_data", "y = x * 2 / z", "another number"),
+    ("-g * a / (b * b)", "La regla: $\\bar b = -\\bar y\\, a / b^2$, elemento a elemento.",
+     "the mathematics"),
+    ("g / b, -g * a / (b * b)", "grad = g / b", "too short to be a line (weight 1)"),
+])
+def test_what_is_not_a_near_copy(fragment, text, why):
+    assert not renamed_leaks(_lines_with(fragment), {"other.md": text}), why
 
 
 def test_reading_order_covers_every_theory_document():
