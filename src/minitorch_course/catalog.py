@@ -783,8 +783,8 @@ OPS: tuple[Op, ...] = (
        ), "reduction", formula="max a", mistakes=REDUCTION_MISTAKES + (
            Mistake("max_ties_not_split", "ties",
                    "Wrong on ties: every tied maximum received the whole upstream gradient. "
-                   "torch.amax splits it evenly among them: divide by the number of ties "
-                   "(winners.sum(axis, keepdims=True)).",
+                   "torch.amax splits it evenly among them: divide by the number of ties, "
+                   "counted in each slice along the reduced axes.",
                    predict=lambda k: (k.x == k.x.max(axis=k.axes, keepdims=True))
                    * _reduced_upstream(k)),
            Mistake("max_wrong_on_ties", "ties",

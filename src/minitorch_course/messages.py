@@ -619,8 +619,8 @@ FACTS: dict[str, Callable[[dict], str]] = {
     "engine-grad-stopped": _grad_stopped,
     "engine-retain-ignored": lambda p: t(
         "out.backward(retain_graph=True) then out.backward() again: the second call raised "
-        "BackwardError ({message}…). retain_graph=True was ignored: free a node (node._prev = "
-        "(), node._backward = None) only when retain_graph is False.",
+        "BackwardError ({message}…). retain_graph=True was ignored: a node may be freed only when "
+        "retain_graph is False.",
         message=p["message"][:60]),
     "engine-constant-got-grad": lambda p: t(
         "backward of y = x·k: the constant k (requires_grad=False) got a .grad of shape "
@@ -636,9 +636,9 @@ FACTS: dict[str, Callable[[dict], str]] = {
                         for c in p["changed"]])),
     "engine-graph-kept": lambda p: t(
         "after s.backward() without retain_graph, node(s) {kept} still hold their _prev / "
-        "_backward. Free the graph like PyTorch: once a node's _backward has run, set node._prev "
-        "= () and node._backward = None (unless retain_graph), so its saved arrays can be "
-        "released.", kept=_names(p["kept"])),
+        "_backward. Free the graph like PyTorch: once a node's _backward has run (and unless "
+        "retain_graph), the node lets go of its parents and of its closure, so the arrays the "
+        "closure saved can be released.", kept=_names(p["kept"])),
     "engine-freed-silent": lambda p: _(
         "s = Σ x², s.backward() then s.backward() again, without retain_graph: the second call "
         "returned without an error. The first backward() freed the graph, so a second one has "
