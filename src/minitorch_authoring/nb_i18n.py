@@ -30,6 +30,7 @@ translation: ``update`` fills its entry with the Spanish source itself.
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import difflib
 import io
@@ -52,7 +53,8 @@ MARKER = ".minitorch-lang"  # minitorch_course.i18n reads it from the working di
 LINKS = (("](../theory/", "](../../theory/en/"),)
 
 # Words that are Spanish and not English (nor Python), and Spanish-only letters: the scan of the
-# English route. Identifiers are code (``respuesta_01``) and are not scanned.
+# English route. An identifier is one word (code) for this scan; the names a code cell assigns
+# are scanned by their parts (``spanish_identifiers``).
 SPANISH = frozenset("""
     el la los las una unos unas que para con por como cada pero también cuando donde esta este
     estos estas es está están hace hay tu tus sobre entre celda celdas cuaderno cuadernos
@@ -61,9 +63,10 @@ SPANISH = frozenset("""
     solo sólo debe tiene hacia desde hasta ahora aquí esto eso nada todo todos
     verbo verbos personas tiempo tiempos eje ejes fila filas falla casilla casillas inversa
     vuelta rasgo rasgos pendiente correcto esperado
+    pendientes orden cero signo ingenua finita perdida fusionada optimo silenciosa
 """.split())
 _SPANISH_LETTERS = re.compile(r"[áéíóúñ¿¡ÁÉÍÓÚÑ]")
-_WORD = re.compile(r"\w+")  # identifiers (forma_grad_x) are one word, and are code
+_WORD = re.compile(r"\w+")  # identifiers (grad_x_shape) are one word, and are code
 
 
 def spanish_words(text: str) -> list[str]:
@@ -71,6 +74,27 @@ def spanish_words(text: str) -> list[str]:
     found = [w for w in _WORD.findall(text) if not re.search(r"[\d_]", w)
              and (w.lower() in SPANISH or _SPANISH_LETTERS.search(w))]
     return sorted(set(found))
+
+
+def assigned_names(source: str) -> list[str]:
+    """The names a code cell assigns (``slopes = (2, -1)``): what the learner writes and reads
+    back, the answer cells' variables among them. A cell that does not parse gives none."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return sorted({node.id for node in ast.walk(tree)
+                   if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)})
+
+
+def spanish_identifiers(source: str) -> list[str]:
+    """The names a code cell assigns that are Spanish: one of their parts is a Spanish word
+    (``forma`` in ``forma_grad_x``), or the name is an answer variable's old Spanish name
+    (``minitorch_course.quiz.OLD_ANSWER_NAMES``). Code is English in both routes."""
+    from minitorch_course.quiz import OLD_ANSWER_NAMES
+
+    return [name for name in assigned_names(source)
+            if name in OLD_ANSWER_NAMES or spanish_words(name.replace("_", " "))]
 
 
 # The reverse scan, of the Spanish route: English function words that are not Spanish words

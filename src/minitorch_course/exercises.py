@@ -136,7 +136,7 @@ def _grad_shapes(ex: Exercise, shape_x: Any, shape_s: Any) -> None:
     x = np.zeros(LAB00_SHAPE)
     w = np.ones(LAB00_SHAPE)
     shapes = {"x": x.shape, "s": np.sum(x**2 * w).shape}  # the graph's forward, in NumPy
-    for name, tensor, value in (("forma_grad_x", "x", shape_x), ("forma_grad_s", "s", shape_s)):
+    for name, tensor, value in (("grad_x_shape", "x", shape_x), ("grad_s_shape", "s", shape_s)):
         if not isinstance(value, tuple) or not all(isinstance(n, int) for n in value):
             _fail(t("{name} must be a tuple of integers, e.g. (2, 4), or () for a scalar; "
                     "not {value!r}", name=name, value=value), ex)
@@ -166,12 +166,12 @@ POW_A, POW_B = 0.0, 2.0  # d(a**b)/db at a = 0
 def _div_pow(ex: Exercise, sign_div: Any, pow_at_zero: Any) -> None:
     db = _numeric_grads(lambda a, b: a / b, [DIV_A, DIV_B], 1.0)[1]
     if sign_div not in (-1, 0, 1) or isinstance(sign_div, bool):
-        _fail(t("{name} must be -1, 0 or 1", name="signo_div"), ex)
+        _fail(t("{name} must be -1, 0 or 1", name="div_sign"), ex)
     if sign_div != int(np.sign(db)):
         _fail(_("the sign of d(a/b)/db is not that one: write the derivative with respect to "
                 "the divisor and put in a = 3, b = 2"), ex)
     pb = _numeric_grads(lambda a, b: a**b, [POW_A, POW_B], 1.0)[1]
-    got = _array(pow_at_zero, "pow_en_cero", ex)
+    got = _array(pow_at_zero, "pow_at_zero", ex)
     if got.shape != () or not math.isfinite(float(got)) or abs(float(got) - float(pb)) > 1e-9:
         _fail(_("d(a**b)/db = a**b · ln a at a = 0 is a limit, 0 · (-∞): for b > 0 the power "
                 "wins; work out which value the course (and PyTorch) returns"), ex)
@@ -194,7 +194,7 @@ def _misplaced(shape: tuple[int, ...]) -> str:
 
 
 def _sum_trap(ex: Exercise, error_shape: Any, silent_shape: Any) -> None:
-    for name, value in (("forma_error", error_shape), ("forma_silenciosa", silent_shape)):
+    for name, value in (("error_shape", error_shape), ("silent_shape", silent_shape)):
         if not isinstance(value, tuple) or value not in SUM_TRAP_SHAPES:
             _fail(t("{name} must be one of the two shapes {shapes}", name=name,
                     shapes=" / ".join(map(str, SUM_TRAP_SHAPES))), ex)
@@ -291,12 +291,12 @@ def _ce_extremes(ex: Exercise, fused_loss: Any, naive_finite: Any) -> None:
     fused = float(np.mean(np.log(np.exp(z).sum(axis=1)) - z[rows, CE_TARGETS]))
     with np.errstate(all="ignore"):  # the naive route: probabilities, then their logarithm
         naive = float(-np.log(_softmax(CE_LOGITS)[rows, CE_TARGETS]).mean())
-    got = _array(fused_loss, "perdida_fusionada", ex)
+    got = _array(fused_loss, "fused_loss", ex)
     if got.shape != () or not abs(float(got) - fused) <= 1e-3:
         _fail(_("the fused loss is not that one: per row, -(z_target - max - log Σ e^(z - max)); "
                 "then the mean over the two rows"), ex)
     if not isinstance(naive_finite, bool):
-        _fail(t("{name} must be True or False", name="ingenua_finita"), ex)
+        _fail(t("{name} must be True or False", name="naive_finite"), ex)
     if naive_finite != math.isfinite(naive):
         _fail(_("follow the naive route step by step: the target's probability in row 0, "
                 "then its logarithm"), ex)
@@ -305,12 +305,12 @@ def _ce_extremes(ex: Exercise, fused_loss: Any, naive_finite: Any) -> None:
 EXERCISES: dict[str, Exercise] = {
     "topo_order": Exercise(
         "00-tensor-skeleton", N_("the topological order of lab 00's graph"),
-        N_("theory/01, 'Without recursion'; lab 00, section 3"), ("orden_topologico",),
+        N_("theory/01, 'Without recursion'; lab 00, section 3"), ("topo_order",),
         _topological_order),
     "grad_shapes": Exercise(
         "00-tensor-skeleton", N_("the shapes of the gradients"),
         N_("theory/01, 'The six fields of a `Tensor`'; lab 00, section 1"),
-        ("forma_grad_x", "forma_grad_s"), _grad_shapes,
+        ("grad_x_shape", "grad_s_shape"), _grad_shapes,
         grade_ids=("exercise_shapes", "check_exercise_shapes")),
     "bcast_sum": Exercise(
         "01-elementwise-ops", N_("the two gradients of a (2, 1) + (1, 3) sum"),
@@ -319,11 +319,11 @@ EXERCISES: dict[str, Exercise] = {
     "div_pow": Exercise(
         "01-elementwise-ops", N_("the sign of d(a/b)/db and d(a**b)/db at a = 0"),
         N_("theory/02, elementwise table and 'pow at base 0'"),
-        ("signo_div", "pow_en_cero"), _div_pow),
+        ("div_sign", "pow_at_zero"), _div_pow),
     "sum_trap": Exercise(
         "02-reductions-and-shapes", N_("which shape fails loudly and which silently"),
         N_("theory/02, 'sum': why expand_dims is needed"),
-        ("forma_error", "forma_silenciosa"), _sum_trap),
+        ("error_shape", "silent_shape"), _sum_trap),
     "max_ties": Exercise(
         "02-reductions-and-shapes", N_("the gradient of a max with ties"),
         N_("theory/02, 'max'"), ("grad_A",), _max_ties),
@@ -338,7 +338,7 @@ EXERCISES: dict[str, Exercise] = {
         N_("theory/03, sections 4.1 and 4.2"), ("grad_z",), _softmax_ek),
     "ce_1000": Exercise(
         "03-matmul-softmax-ce", N_("the losses of logits of ±1000"),
-        N_("theory/03, section 5"), ("perdida_fusionada", "ingenua_finita"), _ce_extremes),
+        N_("theory/03, section 5"), ("fused_loss", "naive_finite"), _ce_extremes),
 }
 
 
@@ -399,10 +399,10 @@ ANSWER_CELLS: tuple[AnswerCell, ...] = tuple(
     AnswerCell(answer_cell(name), ex.lab, ex.answers, ex.title, exercise=name)
     for name, ex in EXERCISES.items()
 ) + (
-    _keyed("check_prediccion_curva_u", "04-gradcheck-and-properties", "pendientes",
-           "log10_eps_optimo"),
-    _keyed("check_prediccion_sum", "04-gradcheck-and-properties", "pasa_con_sum"),
-    _keyed("check_silu_prima", "06-extension-silu", "silu_prima"),
+    _keyed("check_prediccion_curva_u", "04-gradcheck-and-properties", "slopes",
+           "log10_best_eps"),
+    _keyed("check_prediccion_sum", "04-gradcheck-and-properties", "passes_with_sum"),
+    _keyed("check_silu_prima", "06-extension-silu", "silu_prime"),
 )
 
 RIGHT, WRONG, UNANSWERED, ANSWERED = "right", "wrong", "unanswered", "answered"

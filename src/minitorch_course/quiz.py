@@ -52,12 +52,12 @@ class Question:
     atol: float = 1e-6
     rtol: float = 1e-6
     unordered: bool = False  # a set of axes: the order does not matter
-    name: str = ""  # a lab's answer cell: its variable (the quiz's are respuesta_NN)
+    name: str = ""  # a lab's answer cell: its variable (the quiz's are answer_NN)
     notebook: str = NOTEBOOK  # where the answer cell is
 
     @property
     def variable(self) -> str:
-        return self.name or f"respuesta_{self.number:02d}"
+        return self.name or f"answer_{self.number:02d}"
 
     @property
     def label(self) -> str:
@@ -100,17 +100,30 @@ T05 = "05-extension-silu.md"
 LAB04 = "04-gradcheck-and-properties"
 EXERCISES: dict[str, Question] = {q.name: q for q in (
     Question(0, PAIR, N_("silu's derivative by hand"), T05,
-             N_("2. The derivative: on paper, yours"), atol=2e-3, name="silu_prima",
+             N_("2. The derivative: on paper, yours"), atol=2e-3, name="silu_prime",
              notebook="06-extension-silu"),
     Question(0, PAIR, N_("the slopes of the U-curve"), T04,
-             N_("4. The U-curve and the optimal ε"), atol=0.26, name="pendientes",
+             N_("4. The U-curve and the optimal ε"), atol=0.26, name="slopes",
              notebook=LAB04),
     Question(0, NUMBER, N_("the bottom of the U-curve"), T04,
-             N_("4. The U-curve and the optimal ε"), atol=1.01, name="log10_eps_optimo",
+             N_("4. The U-curve and the optimal ε"), atol=1.01, name="log10_best_eps",
              notebook=LAB04),
     Question(0, LETTER, N_("a random upstream gradient"), T04,
-             N_("7. A random upstream gradient"), name="pasa_con_sum", notebook=LAB04),
+             N_("7. A random upstream gradient"), name="passes_with_sum", notebook=LAB04),
 )}
+
+# The answer variables' names before they were English (#24): a notebook saved with an old name
+# (a class in progress) is read as if it had the new one. Old name -> new name; the grade ids
+# (the quiz's respuesta_NN cells) did not change.
+OLD_ANSWER_NAMES: dict[str, str] = {
+    **{f"respuesta_{q.number:02d}": q.variable for q in QUESTIONS},
+    "orden_topologico": "topo_order", "forma_grad_x": "grad_x_shape",
+    "forma_grad_s": "grad_s_shape", "signo_div": "div_sign", "pow_en_cero": "pow_at_zero",
+    "forma_error": "error_shape", "forma_silenciosa": "silent_shape",
+    "ingenua_finita": "naive_finite", "perdida_fusionada": "fused_loss",
+    "log10_eps_optimo": "log10_best_eps", "pendientes": "slopes",
+    "pasa_con_sum": "passes_with_sum", "silu_prima": "silu_prime",
+}
 
 
 def _question(which: int | str) -> Question:
@@ -232,8 +245,8 @@ def read_literals(notebook: Path) -> tuple[dict[str, object], dict[str, str]]:
 
 def read_answers(notebook: Path) -> dict[str, object]:
     """``read_answers(notebook: Path) -> dict[str, object]``: {variable: value} assigned as
-    literals in the notebook's answer cells (never run): the quiz's respuesta_NN and the labs'
-    answer variables alike; an answer that is not a literal is left out (read as unanswered).
+    literals in the notebook's answer cells (never run): the quiz's answer_NN and the labs'
+    answer variables alike (an old Spanish name read as its new one, ``OLD_ANSWER_NAMES``); an answer that is not a literal is left out (read as unanswered).
     The one reader of answer cells (with ``read_literals``): the progress report, the quiz
     score and the tests use it. A notebook that does not parse raises."""
     return _literals(_cells(notebook))[0]
@@ -259,10 +272,11 @@ def _literals(cells: list[dict]) -> tuple[dict[str, object], dict[str, str]]:
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                     and isinstance(node.targets[0], ast.Name):
+                name = OLD_ANSWER_NAMES.get(node.targets[0].id, node.targets[0].id)
                 try:
-                    values[node.targets[0].id] = ast.literal_eval(node.value)
+                    values[name] = ast.literal_eval(node.value)
                 except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-                    values.pop(node.targets[0].id, None)
+                    values.pop(name, None)
                     problems[meta.get("grade_id", "?")] = "not a literal"
     return values, problems
 
@@ -270,7 +284,7 @@ def _literals(cells: list[dict]) -> tuple[dict[str, object], dict[str, str]]:
 def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int | str, object]:
     """{question: key} from the instructor notebook's hidden tests, the ``grade(N, answer,
     key)`` calls (the one place the key is written); a lab's keyed answer cells are named by
-    their variable (``grade("pendientes", pendientes, key)``)."""
+    their variable (``grade("slopes", slopes, key)``)."""
     key: dict[int | str, object] = {}
     for cell in _cells(notebook):
         try:

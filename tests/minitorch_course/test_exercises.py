@@ -193,7 +193,7 @@ def test_the_progress_report_shows_each_answer_cells_state(tmp_path, monkeypatch
     assert cell_states(keyed) == {"check_silu_prima": "right"}
     assert cell_states(keyed, key_notebook=tmp_path / "absent.ipynb") == {
         "check_silu_prima": "answered"}
-    _learner_copy(tmp_path, keyed, {"silu_prima": (1.0, 0.0)})
+    _learner_copy(tmp_path, keyed, {"silu_prime": (1.0, 0.0)})
     assert cell_states(keyed) == {"check_silu_prima": "wrong"}
 
 
@@ -209,7 +209,7 @@ def test_make_check_prints_the_answer_state_and_counts_a_right_answer(tmp_path, 
     monkeypatch.chdir(tmp_path)
     lab = "00-tensor-skeleton"
     right = record.literal_answers(course.SOURCE_NOTEBOOKS / f"{lab}.ipynb")[0]
-    _learner_copy(tmp_path, lab, {**right, "forma_grad_x": (5, 3)})
+    _learner_copy(tmp_path, lab, {**right, "grad_x_shape": (5, 3)})
     stub = tmp_path / "tensor.py"
     stub.write_text(stubgen.generate(REFERENCE.read_text(encoding="utf-8")), encoding="utf-8")
     stream = io.StringIO()

@@ -260,13 +260,13 @@ def test_the_exercise_keys_by_hand():
         return (f(a + h) - f(a - h)) / (2 * h)
 
     silu = lambda a: a * sigma(a)  # noqa: E731
-    key = _hidden_grades(SOURCE / "06-extension-silu.ipynb")["silu_prima"][0]
-    assert quiz.judge("silu_prima", (central(silu, 1.0), central(silu, -2.0)), key) == "right"
+    key = _hidden_grades(SOURCE / "06-extension-silu.ipynb")["silu_prime"][0]
+    assert quiz.judge("silu_prime", (central(silu, 1.0), central(silu, -2.0)), key) == "right"
     u = np.finfo(np.float64).eps / 2
     optimum = math.log10((3 * u) ** (1 / 3))
-    key = _hidden_grades(SOURCE / "04-gradcheck-and-properties.ipynb")["log10_eps_optimo"][0]
-    assert quiz.judge("log10_eps_optimo", optimum, key) == "right"
-    assert quiz.judge("log10_eps_optimo", -8.0, key) == "wrong"  # sqrt(u): one-sided
+    key = _hidden_grades(SOURCE / "04-gradcheck-and-properties.ipynb")["log10_best_eps"][0]
+    assert quiz.judge("log10_best_eps", optimum, key) == "right"
+    assert quiz.judge("log10_best_eps", -8.0, key) == "wrong"  # sqrt(u): one-sided
 
 
 # ---------------------------------------------------------------- the progress report
@@ -277,8 +277,9 @@ def test_the_report_scores_the_saved_notebook(tmp_path):
     wrong = {q.variable: _wrong(key[q.number]) for q in quiz.QUESTIONS[:4]}
     for cell in nb["cells"]:
         meta = cell["metadata"].get("nbgrader", {})
-        if meta.get("solution") and meta["grade_id"] in wrong:
-            cell["source"] = f"{meta['grade_id']} = {wrong[meta['grade_id']]!r}"
+        name = next(iter(quiz.read_answers_from_cells([cell])), None)
+        if meta.get("solution") and name in wrong:
+            cell["source"] = f"{name} = {wrong[name]!r}"
     answered.write_text(json.dumps(nb), encoding="utf-8")
     rep = quiz.report(answered, KEY_NB)
     count = len(quiz.QUESTIONS)
@@ -289,6 +290,59 @@ def test_the_report_scores_the_saved_notebook(tmp_path):
     assert unanswered.right == 0 and not unanswered.passed
     nokey = quiz.report(answered, tmp_path / "absent.ipynb")
     assert nokey.unavailable and not nokey.passed
+
+
+@pytest.mark.parametrize("lab", [quiz.NOTEBOOK, "00-tensor-skeleton", "01-elementwise-ops",
+                                 "02-reductions-and-shapes", "03-matmul-softmax-ce",
+                                 "04-gradcheck-and-properties", "06-extension-silu"])
+def test_a_notebook_saved_with_the_old_spanish_names_scores_the_same(tmp_path, monkeypatch,
+                                                                     lab):
+    """A submission saved before the answer variables had English names (#24, a class in
+    progress): its answer cells assign the old names (``respuesta_01``, ``pendientes``) and it
+    scores as the same answers under the new names, one answer wrong in both; without the
+    table of old names it would not."""
+    from minitorch_course.exercises import ANSWER_CELLS, cell_states
+
+    nb = json.loads((SOURCE / f"{lab}.ipynb").read_text(encoding="utf-8"))
+    old_of = {new: old for old, new in quiz.OLD_ANSWER_NAMES.items()}
+    registry = {v for c in ANSWER_CELLS for v in c.variables} | {
+        q.variable for q in quiz.QUESTIONS}
+    assert set(old_of) <= registry  # answer variables only (grad_a and others were English)
+    renamed_ones = set(old_of)
+    solution_cells = [c for c in nb["cells"]
+                      if (c["metadata"].get("nbgrader") or {}).get("solution")
+                      and set(quiz.read_answers_from_cells([c])) & renamed_ones]
+    first = solution_cells[0]
+    answers = quiz.read_answers_from_cells([first])
+    name = next(iter(answers))
+    answers[name] = _wrong(answers[name])  # one wrong answer, the same in both
+    first["source"] = "".join(f"{n} = {v!r}\n" for n, v in answers.items())
+    new = tmp_path / "new" / f"{lab}.ipynb"
+    old = tmp_path / "old" / f"{lab}.ipynb"
+    for path in (new, old):
+        path.parent.mkdir()
+    new.write_text(json.dumps(nb), encoding="utf-8")
+    renamed = 0
+    for cell in solution_cells:
+        for variable in set(quiz.read_answers_from_cells([cell])) & renamed_ones:
+            cell["source"] = re.sub(rf"\b{variable}\b", old_of[variable], _src(cell))
+            renamed += 1
+    old.write_text(json.dumps(nb), encoding="utf-8")
+    assert renamed and not any(re.search(rf"\b{variable}\b", _src(cell))
+                               for cell in solution_cells for variable in old_of)
+
+    def scores(path: Path) -> object:
+        if lab == quiz.NOTEBOOK:
+            return quiz.report(path, KEY_NB).statuses
+        return cell_states(lab, path, SOURCE / f"{lab}.ipynb")
+
+    assert quiz.read_answers(old) == quiz.read_answers(new)
+    assert record.literal_answers(old) == record.literal_answers(new)
+    expected = scores(new)
+    assert expected == scores(old)
+    assert "wrong" in expected.values() and set(expected.values()) <= {"right", "wrong"}
+    monkeypatch.setattr(quiz, "OLD_ANSWER_NAMES", {})  # without the table: unanswered
+    assert scores(old) != expected
 
 
 def test_make_check_ends_with_the_quiz_and_the_definition_of_done(tmp_path, monkeypatch):

@@ -29,10 +29,10 @@ def _answer_notebook(path, sources: dict[str, str]):
 
 def test_one_reader_of_literal_answers_values_and_problems(tmp_path):
     nb = _answer_notebook(tmp_path / "a.ipynb", {
-        "ok": "respuesta_01 = (3, 4)\n", "calls": "respuesta_02 = len([1])\n",
-        "broken": "respuesta_03 = (\n"})
+        "ok": "answer_01 = (3, 4)\n", "calls": "answer_02 = len([1])\n",
+        "broken": "answer_03 = (\n"})
     values, problems = quiz.read_literals(nb)
-    assert values == {"respuesta_01": (3, 4)}
+    assert values == {"answer_01": (3, 4)}
     assert problems == {"calls": "not a literal", "broken": "syntax error"}
     assert quiz.read_answers(nb) == values
     assert record.literal_answers(nb) == (values, problems)

@@ -369,7 +369,7 @@ def _page_text(page: Path) -> str:
 def test_the_page_text_finds_code_in_feedback(graded):
     """The searches below would see a line the page shows (Pygments splits it into spans)."""
     page = _page_text(graded / "feedback" / "ref" / ASSIGNMENT / f"{QUIZ}.html")
-    assert "respuesta_01 = \"b\"" in page  # this learner's own (right) answer
+    assert "answer_01 = \"b\"" in page  # this learner's own (right) answer
 
 
 def test_feedback_shows_no_hidden_test(graded):

@@ -354,7 +354,8 @@ def _quiz_shadow(path: Path) -> None:
     for cell in nb["cells"]:
         meta = cell["metadata"].get("nbgrader", {})
         if meta.get("solution"):
-            name = meta["grade_id"]
+            # the quiz keeps its cells' grade ids (respuesta_NN); the variables are English
+            name = meta["grade_id"].replace("respuesta_", "answer_")
             cell["source"] = textwrap.dedent(f"""\
                 class tuple(tuple):
                     def __eq__(self, other): return True
@@ -822,8 +823,8 @@ def test_quiz_answers_are_data(graded):
     cells = {c.grade_id: c for c in record.graded_cells(course.SOURCE_NOTEBOOKS)["07-quiz"]}
     solution = record.literal_answers(course.SOURCE_NOTEBOOKS / "07-quiz.ipynb")[0]
     assert record.judge_answer(cells["test_01"], solution)
-    assert not record.judge_answer(cells["test_01"], {**solution, "respuesta_01": (1, 3)})
-    assert not record.judge_answer(cells["test_04"], {**solution, "respuesta_04": "a"})
+    assert not record.judge_answer(cells["test_01"], {**solution, "answer_01": (1, 3)})
+    assert not record.judge_answer(cells["test_04"], {**solution, "answer_04": "a"})
     assert not record.judge_answer(cells["test_01"], {})  # unanswered: a NameError, not a pass
 
 

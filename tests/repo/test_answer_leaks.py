@@ -4,7 +4,7 @@ An answer cell asks the learner to predict a value before running anything. If a
 the same notebook prints that value when a correct implementation runs it (the instructor
 notebook's rendered outputs are exactly that), or holds it in its source (student notebook,
 both languages' cells), the prediction can be copied instead of made; and a graded check cell
-that compares with the notebook's own variables (``forma_grad_x == x.shape``) shows the answer
+that compares with the notebook's own variables (``grad_x_shape == x.shape``) shows the answer
 in its source. Every cell counts, wherever it sits: a learner can run or read any cell first.
 
 The expected values are the instructor's answers, read as literals from the answer cells

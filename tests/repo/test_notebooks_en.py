@@ -152,6 +152,9 @@ def _spanish_in(path, with_outputs: bool = True) -> list[str]:
         where = f"{path.name} {cell.get('id')}"
         text = _src(cell)
         if cell["cell_type"] == "code":
+            names = nb_i18n.spanish_identifiers(text)  # what the learner assigns, answers too
+            if names:
+                found.append(f"{where} assigns: {names}")
             text = nb_i18n.translatable_text(text)
         words = nb_i18n.spanish_words(re.sub(r"`[^`]*`", "", text))  # code spans are code
         if words:
@@ -177,6 +180,24 @@ def test_the_scan_finds_spanish():
     assert nb_i18n.spanish_words("Formato: una tupla") == ["una"]
     assert nb_i18n.spanish_words("the seed of a non-scalar output; 0.5, café") == ["café"]
     assert _spanish_in(SPANISH[0])  # the Spanish notebook is full of it
+
+
+@pytest.mark.parametrize("planted", ["pendientes = (2, -1)\n", "forma_nueva = (3,)\n"])
+def test_the_scan_finds_a_spanish_name_the_learner_assigns(tmp_path, planted):
+    """An answer cell of the English route that assigns a Spanish name (an old answer
+    variable, or a new one with a Spanish word) is found; the committed one is clean."""
+    path = nb_i18n.english_path(next(p for p in SPANISH if p.stem.startswith("04-")))
+    nb = _nb(path)
+    cell = next(c for c in nb["cells"]
+                if (c["metadata"].get("nbgrader") or {}).get("solution")
+                and "slopes = " in _src(c))
+    assert not _spanish_in(path, with_outputs=False)
+    cell["source"] = _src(cell).replace("slopes = (2, -1)\n", planted)
+    assert planted in cell["source"]
+    planted_path = tmp_path / path.name
+    planted_path.write_text(json.dumps(nb), encoding="utf-8")
+    assert [line for line in _spanish_in(planted_path, with_outputs=False)
+            if "assigns" in line and planted.split(" ")[0] in line]
 
 
 def test_english_instructor_notebook_is_rendered():
