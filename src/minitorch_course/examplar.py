@@ -390,9 +390,31 @@ def _isolate() -> str:
             keep = (have & (2 | 4 | 8 | 1024 | 2048)) | (1 << 21 if have & 4096 else 0)
             libc.mount(None, point.encode(), None, ms_remount | ms_bind | ms_rdonly | keep,
                        None)
+    # what this process runs from and lies under /tmp (an environment or a checkout there: a
+    # fresh clone in /tmp) stays visible through the new tmpfs, read-only, reached by fd
+    kept = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in _under_tmp()]
     if libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"size=64m,mode=0700") != 0:
         return f"mount /tmp: errno {ctypes.get_errno()}"
+    for path, fd in kept:
+        os.makedirs(path, exist_ok=True)
+        source = f"/proc/self/fd/{fd}".encode()
+        if libc.mount(source, path.encode(), None, ms_bind | ms_rec, None) != 0:
+            return f"keep {path} under /tmp: errno {ctypes.get_errno()}"
+        os.close(fd)
+        have = os.statvfs(path).f_flag  # read-only already (the loop above); make sure
+        keep = (have & (2 | 4 | 8 | 1024 | 2048)) | (1 << 21 if have & 4096 else 0)
+        libc.mount(None, path.encode(), None, ms_remount | ms_bind | ms_rdonly | keep, None)
     return ""
+
+
+def _under_tmp() -> list[str]:
+    """The folders under /tmp this process needs after its /tmp is replaced: its Python
+    environment, its base interpreter and every folder on sys.path (outermost only)."""
+    found = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix,
+                                           os.path.dirname(os.path.realpath(sys.executable)),
+                                           *sys.path) if p and os.path.isdir(p)]
+    found = sorted({p for p in found if p.startswith("/tmp/")})
+    return [p for p in found if not any(p.startswith(q + "/") for q in found if q != p)]
 
 
 def _scrub() -> None:

@@ -371,3 +371,19 @@ def test_the_class_benchmark_imports_and_hands_in_proof_sets_that_exist():
                  for v in variants if "tests" in v[2]}
     assert handed_in == {"model", "weak"}
     assert all(list((module.PROOF_SETS / name).glob("test_*.py")) for name in handed_in)
+
+
+def test_an_isolated_run_keeps_what_it_runs_from_under_tmp(tmp_path, monkeypatch):
+    """An isolated run replaces /tmp with a fresh tmpfs; the Python environment and the
+    folders on sys.path that lie under /tmp (a fresh clone in /tmp: CI's) must stay visible, or
+    a lazily imported module (pytest's own) is not found and every run fails. The outermost
+    folders are kept, nothing outside /tmp."""
+    assert str(tmp_path).startswith("/tmp/")  # pytest's base temp, as in CI
+    env, src = tmp_path / "clone" / ".venv", tmp_path / "clone" / "src"
+    for folder in (env / "bin", src / "pkg"):
+        folder.mkdir(parents=True)
+    monkeypatch.setattr(sys, "prefix", str(env))
+    monkeypatch.setattr(sys, "path", [str(src), str(src / "pkg"), "/usr/lib/python3.11", ""])
+    kept = examplar._under_tmp()
+    assert str(env) in kept and str(src) in kept, kept
+    assert str(src / "pkg") not in kept and not any(not k.startswith("/tmp/") for k in kept)
