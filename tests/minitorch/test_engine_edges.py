@@ -163,9 +163,10 @@ def test_an_input_changed_in_place_is_refused_at_backward(change):
         y.sum().backward()
 
 
-@pytest.mark.parametrize("shapes", [(3, 3), (100, 100), (2000, 2000), (2000, 1), (1, 100)],
+@pytest.mark.parametrize("shapes", [(3, 3), (100, 100), (2000, 2000), (2000, 1), (1, 100),
+                                    (40_003, 40_003), (40_003, 1)],
                          ids=["bytes", "hashes", "weighted-sums", "weighted-sum-and-bytes",
-                              "bytes-and-hash"])
+                              "bytes-and-hash", "row-weighted-sums", "row-weighted-sum-and-bytes"])
 @pytest.mark.parametrize("changed", [0, 1])
 def test_the_input_changed_in_place_is_the_one_named(shapes, changed):
     """mul saves both inputs: each one's checksum (of whichever kind its size gets) is told
@@ -175,6 +176,23 @@ def test_the_input_changed_in_place_is_the_one_named(shapes, changed):
     (x, w)[changed].data[-1] += 1.0
     with pytest.raises(mt.BackwardError, match=rf"^mul: the data of its input {changed} "
                                                rf"\(shape \({shapes[changed]},\)\)"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("i, j", [(0, 1), (0, 64), (64 * 700 + 5, 98_302), (98_301, 98_302)],
+                         ids=["same-row", "same-column", "row-and-tail", "tail"])
+def test_two_elements_swapped_in_place_are_noticed_in_a_large_array(i, j):
+    """Beyond 32,768 elements the checksum weighs element (r, c) of rows of 64 by u_r * v_c,
+    and the last few elements (98,303 = 1,535 rows of 64 and 63 more) by their own weights:
+    a swap is a change wherever it falls (a plain sum would not see it)."""
+    (x, xt), (w, wt) = pair(RNG.uniform(0.5, 1.5, 98_303)), pair(RNG.uniform(0.5, 1.5, 98_303))
+    y, yt = x * w, xt * wt
+    x.data[[i, j]] = x.data[[j, i]]
+    with torch.no_grad():
+        xt[[i, j]] = xt[[j, i]].clone()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        yt.sum().backward()
+    with pytest.raises(mt.BackwardError, match=r"^mul: the data of its input 0 \(shape \(98303,\)\)"):
         y.sum().backward()
 
 
