@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from threading import get_ident
 from typing import Any, Self
 
 import numpy as np
 from numpy import ndarray
 
 from minitorch.errors import BackwardError, ShapeError, upstream_written_error
-from minitorch.node import EXACT, Node, checksum
-from minitorch.support import Backward, as_array, grad_mode
+from minitorch.node import EXACT, Node, checksum, digest
+from minitorch.support import Backward, as_array, no_grad_threads
 
 __all__ = ["TensorBase"]
 
@@ -50,7 +51,7 @@ def _writer_op(err: ValueError) -> str | None:
         if ".<locals>." not in code.co_qualname:
             continue
         for value in frames[i - 1].f_locals.values():
-            fn = getattr(value, "_backward_fn", None) if isinstance(value, Node) else None
+            fn = getattr(value, "_backward", None) if isinstance(value, Node) else None
             if fn is not None and getattr(fn, "__code__", None) is code and value._op:
                 return value._op
         return code.co_qualname.rsplit(".<locals>.", 1)[0].rsplit(".", 1)[-1]
@@ -112,37 +113,49 @@ class TensorBase(Node):
         self.requires_grad: bool = bool(requires_grad)
         self._prev: tuple = ()
         self._op: str = ""
-        self._backward = None  # the property of minitorch.node.Node (typed there)
+        self._backward = self._code = self._checksums = None
 
     @classmethod
     def _make(cls, data: np.ndarray, parents: tuple, op: str,
               backward: Backward | None = None) -> Self:
         """The output node of ``op``: records ``parents`` and ``backward`` only if a gradient
         will be needed. ``backward`` is written before the output exists, so it cannot capture
-        the output (no ``out -> _backward -> out`` cycle)."""
+        the output (no ``out -> _backward -> out`` cycle).
+
+        Recording takes the checksums of the arrays ``backward`` captured (``minitorch.node``);
+        without ``backward`` (a closure to be assigned by hand, ``out._backward = f``), digests
+        of ``data`` and of each parent's data, the arrays such a closure can capture."""
         out = cls.__new__(cls)
         # NumPy returns a scalar, not an array, from a 0-d computation: .data is always an array
         out.data = data if type(data) is ndarray else np.asarray(data, dtype=np.float64)
         out.grad = None
         # This runs once per op: plain loops and direct slot writes, no comprehension (a call of
-        # its own in Python 3.11), no property setter and no helper call (the loop is
+        # its own in Python 3.11) and no helper call (the loop is
         # minitorch.node.saved_checksums, inlined).
         record = False
-        if grad_mode.enabled:
+        if not no_grad_threads or get_ident() not in no_grad_threads:  # grad mode is on
             for p in parents:
                 if p.requires_grad:
                     record = True
                     break
         if not record:
             out.requires_grad, out._prev, out._op = False, (), ""
-            out._backward_fn = out._checksums = None
+            out._backward = out._code = out._checksums = None
             return out
         out.requires_grad = True
         out._prev = parents
         out._op = op
-        out._backward_fn = backward
+        out._backward = backward
+        if backward is None:
+            out._code = None
+            saved = digest(out.data)
+            for p in parents:
+                saved += digest(p.data) if type(p.data) is ndarray else bytes(8)
+            out._checksums = saved
+            return out
+        out._code = backward.__code__
         saved = None
-        cells = backward.__closure__ if backward is not None else None
+        cells = backward.__closure__
         if cells:
             for cell in cells:
                 a = cell.cell_contents
@@ -229,7 +242,7 @@ class TensorBase(Node):
         """A new leaf sharing ``data`` with this tensor, cut off from the graph."""
         out = type(self).__new__(type(self))
         out.data, out.grad, out.requires_grad = self.data, None, False
-        out._prev, out._op, out._backward = (), "", None
+        out._prev, out._op, out._backward, out._code, out._checksums = (), "", None, None, None
         return out
 
     def zero_grad(self) -> None:

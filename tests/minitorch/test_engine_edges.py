@@ -163,9 +163,10 @@ def test_an_input_changed_in_place_is_refused_at_backward(change):
         y.sum().backward()
 
 
-@pytest.mark.parametrize("shapes", [(3, 3), (100, 100), (2000, 2000), (2000, 1), (1, 100)],
+@pytest.mark.parametrize("shapes", [(3, 3), (100, 100), (2000, 2000), (2000, 1), (1, 100),
+                                    (40_003, 40_003), (40_003, 1)],
                          ids=["bytes", "hashes", "weighted-sums", "weighted-sum-and-bytes",
-                              "bytes-and-hash"])
+                              "bytes-and-hash", "row-weighted-sums", "row-weighted-sum-and-bytes"])
 @pytest.mark.parametrize("changed", [0, 1])
 def test_the_input_changed_in_place_is_the_one_named(shapes, changed):
     """mul saves both inputs: each one's checksum (of whichever kind its size gets) is told
@@ -175,6 +176,23 @@ def test_the_input_changed_in_place_is_the_one_named(shapes, changed):
     (x, w)[changed].data[-1] += 1.0
     with pytest.raises(mt.BackwardError, match=rf"^mul: the data of its input {changed} "
                                                rf"\(shape \({shapes[changed]},\)\)"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("i, j", [(0, 1), (0, 64), (64 * 700 + 5, 98_302), (98_301, 98_302)],
+                         ids=["same-row", "same-column", "row-and-tail", "tail"])
+def test_two_elements_swapped_in_place_are_noticed_in_a_large_array(i, j):
+    """Beyond 32,768 elements the checksum weighs element (r, c) of rows of 64 by u_r * v_c,
+    and the last few elements (98,303 = 1,535 rows of 64 and 63 more) by their own weights:
+    a swap is a change wherever it falls (a plain sum would not see it)."""
+    (x, xt), (w, wt) = pair(RNG.uniform(0.5, 1.5, 98_303)), pair(RNG.uniform(0.5, 1.5, 98_303))
+    y, yt = x * w, xt * wt
+    x.data[[i, j]] = x.data[[j, i]]
+    with torch.no_grad():
+        xt[[i, j]] = xt[[j, i]].clone()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        yt.sum().backward()
+    with pytest.raises(mt.BackwardError, match=r"^mul: the data of its input 0 \(shape \(98303,\)\)"):
         y.sum().backward()
 
 
@@ -190,6 +208,70 @@ def test_a_change_the_backward_does_not_read_is_allowed_like_torch():
     yt.backward(torch.tensor(g))
     assert_same(x.grad, xt.grad)
     assert_same(w.grad, wt.grad)
+
+
+def _mul_by_hand(x, w):
+    """x * w with its closure assigned after ``_make``, as notebook 00 and the held-out mutants
+    build a node (a plain write to the slot: the engine does not see it)."""
+    a, b = x.data, w.data
+    out = mt.Tensor._make(a * b, (x, w), "mul")
+    out._backward = lambda g: (g * b, g * a)
+    return out
+
+
+@pytest.mark.parametrize("size", [3, 2000], ids=["bytes", "weighted-sum"])
+@pytest.mark.parametrize("changed", [0, 1])
+def test_an_input_changed_in_place_is_refused_for_a_closure_assigned_by_hand(size, changed):
+    (x, xt), (w, wt) = pair(RNG.uniform(0.5, 1.5, size)), pair(RNG.uniform(0.5, 1.5, size))
+    y, yt = _mul_by_hand(x, w), xt * wt
+    (x, w)[changed].data[-1] += 1.0
+    with torch.no_grad():
+        (xt, wt)[changed][-1] += 1.0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        yt.sum().backward()
+    with pytest.raises(mt.BackwardError, match=rf"^mul: the data of its input {changed} "
+                                               rf"\(shape \({size},\)\) was changed in place"):
+        y.sum().backward()
+
+
+def test_an_output_changed_in_place_is_refused_for_a_closure_assigned_by_hand():
+    (x, xt) = pair(RNG.uniform(0.5, 1.5, 4))
+    e = np.exp(x.data)
+    y, yt = mt.Tensor._make(e, (x,), "exp"), xt.exp()
+    y._backward = lambda g: (g * e,)
+    y.data *= 2.0
+    with torch.no_grad():
+        yt.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        yt.sum().backward()
+    with pytest.raises(mt.BackwardError, match=r"^exp: the data of its output \(shape \(4,\)\)"):
+        y.sum().backward()
+
+
+def test_a_change_a_closure_assigned_by_hand_does_not_read_is_allowed_like_torch():
+    (x, xt), (w, wt) = pair(RNG.standard_normal(3)), pair(RNG.standard_normal(3))
+    s = mt.Tensor._make(x.data + 1.0, (x,), "add")
+    s._backward = lambda g: (g,)
+    y, yt = _mul_by_hand(s, w), (xt + 1.0) * wt
+    x.data[0] = 7.0  # read by no backward; s.data, which mul reads, is another array
+    with torch.no_grad():
+        xt[0] = 7.0
+    g = RNG.standard_normal(3)
+    y.backward(g)
+    yt.backward(torch.tensor(g))
+    assert_same(x.grad, xt.grad)
+    assert_same(w.grad, wt.grad)
+
+
+def test_a_closure_that_replaced_the_recorded_one_raises_no_false_alarm():
+    """A rule swapped in after the op (gradcheck's tests, the course's fault injection) saves
+    other arrays than the one recorded: nothing changed in place, so nothing is refused."""
+    x = mt.Tensor(RNG.uniform(0.5, 1.5, 5), requires_grad=True)
+    y = x.exp()  # recorded: saves its output
+    a = x.data
+    y._backward = lambda g: (g * a,)  # a wrong rule of the same shape, assigned by hand
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad, a)
 
 
 def test_assigning_a_new_array_to_data_is_not_an_in_place_change():
@@ -360,6 +442,21 @@ def test_no_grad_applies_to_the_calling_thread_only_like_torch():
         thread.join()
         assert recorded == [True] and not (x * 2).requires_grad
     assert mt.is_grad_enabled()
+
+
+def test_no_grad_nests_and_is_restored_after_an_error_like_torch():
+    x = mt.Tensor([1.0], requires_grad=True)
+    seen, expected = [], []
+    for no_grad, is_enabled, out in ((mt.no_grad, mt.is_grad_enabled, seen),
+                                     (torch.no_grad, torch.is_grad_enabled, expected)):
+        with pytest.raises(KeyError), no_grad():
+            with no_grad():
+                out.append(is_enabled())
+            out.append(is_enabled())
+            raise KeyError
+        out.append(is_enabled())
+    assert seen == expected == [False, False, True]
+    assert (x * 2).requires_grad
 
 
 # ---------------------------------------------------------------- == is identity
