@@ -1173,6 +1173,7 @@ ENGINE_ROWS: tuple[EngineRow, ...] = (
               "graph freed unless retain_graph", 1, mistakes=(
                   Mistake("graph_never_freed", "freed-graph"),
                   Mistake("freed_graph_backward_silent", "freed-graph"),
+                  Mistake("freed_graph_wrong_error", "freed-graph"),
                   Mistake("intermediate_grads_not_reset", "stale-grad",
                           "An intermediate node's .grad still holds the previous backward()'s "
                           "gradient, added to this one's, and the stale part flows on to the "

@@ -483,7 +483,7 @@ def frames(tb: Any) -> list[dict]:
             if f.filename.endswith("tensor.py") or f.filename.startswith("<")]
 
 
-def _crash_params(err: BaseException, tb: Any) -> dict:
+def crash_params(err: BaseException, tb: Any) -> dict:
     """The exception and where it came from: the deepest frame of the implementation."""
     every = list(tb or [])
     own = frames(every)
@@ -495,7 +495,7 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
                   inputs: list[np.ndarray] | None = None, stage: str = "",
                   impl: Any = None) -> Diagnosis:
     """A crash inside the implementation: what it most likely means, and where it came from."""
-    p = _crash_params(err, tb)
+    p = crash_params(err, tb)
     if isinstance(err, RecursionError):
         return Diagnosis("recursion", "recursion", p)
     at = p["at"] or {}

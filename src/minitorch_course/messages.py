@@ -642,8 +642,13 @@ FACTS: dict[str, Callable[[dict], str]] = {
     "engine-freed-silent": lambda p: _(
         "s = Σ x², s.backward() then s.backward() again, without retain_graph: the second call "
         "returned without an error. The first backward() freed the graph, so a second one has "
-        "nothing to run through: like PyTorch, it must raise BackwardError. Re-read theory/01, 'The graph is freed after "
-        "backward'; lab 00, section 4."),
+        "nothing to run through: like PyTorch, it must raise BackwardError."),
+    "engine-freed-wrong-error": lambda p: t(
+        "s = Σ x², s.backward() then s.backward() again, without retain_graph: the second call "
+        "raised {raised}. Raise BackwardError there, not {error}: it is the course's error for "
+        "a freed graph (minitorch.errors, already imported by tensor.py), the one theory 01 and "
+        "your own test expect and a caller catches.",
+        error=p["error"], raised=Msg(raised(p))),
     "topo-recursion": lambda p: t(
         "_topological_order on {graph}: RecursionError. A recursive depth-first search overflows "
         "Python's call stack (about 1000 frames); use a while loop over an explicit stack of "
@@ -715,12 +720,26 @@ UNBROADCAST_HINTS: dict[str, Callable[[dict], str]] = {
 }
 
 
+# Where to re-read, for a fact the theory explains: the full report and the table's one line
+# both end with it (``fact_text``, ``brief``), so the pointer is never cut off.
+REREAD: dict[str, str] = {
+    "engine-freed-silent": N_("theory/01, 'The graph is freed after backward'; lab 00, section 4"),
+    "engine-freed-wrong-error": N_(
+        "theory/01, 'The graph is freed after backward'; lab 00, section 4"),
+}
+
+
+def reread(f: Fact | None) -> str:
+    """'Re-read: <where>' for a fact with a pointer, else ''."""
+    return t("Re-read: {where}", where=_(REREAD[f.id])) if f and f.id in REREAD else ""
+
+
 def fact_text(f: Fact) -> str:
-    """What a check observed, in words."""
+    """What a check observed, in words (ending with where to re-read, if the fact says)."""
     if f.id == "property-failed":
         p = f.params
         return fact_text(Fact(**p["inner"])) if p.get("inner") else p.get("raised", "")
-    return FACTS[f.id](f.params)
+    return " ".join(x for x in (FACTS[f.id](f.params), reread(f)) if x)
 
 
 # ---------------------------------------------------------------- whole outcomes
@@ -807,7 +826,9 @@ def brief(o: Outcome, sentences: int = 2) -> str:
         text = message(o)
     first = text.strip().split("\n")[0]
     parts = _SENTENCE_END.split(first)
-    return " ".join(parts[:sentences])
+    pointer = reread(o.fact)  # where to re-read is never cut off
+    parts = [x for x in parts if not pointer or pointer not in x]
+    return " ".join([*parts[:sentences], pointer]).strip()
 
 
 def label(kind: str) -> str:
