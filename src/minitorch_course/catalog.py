@@ -837,20 +837,22 @@ OPS: tuple[Op, ...] = (
                    "Wrong at repeated indices: an index that appears twice kept only one of "
                    "its gradients, as an indexed write does (full[index] = g, and also "
                    "full[index] += g, which NumPy runs as one write per position). It must "
-                   "receive the sum of all of them: a write that accumulates (np.add.at).",
+                   "receive the sum of all of them: a write that accumulates, once per "
+                   "occurrence (theory 02, 'Indexing with repeated indices').",
                    predict=lambda k: _assigned(k)),
            Mistake("getitem_index_made_an_array", "crash",
                    "getitem's backward crashed: {raised}. A tuple index "
                    "picks along several axes, one entry per axis; np.asarray (or np.array) turns "
                    "it into ONE array, which NumPy cannot use as an index when it holds slices. "
-                   "Hand the index to np.add.at exactly as the forward received it.",
+                   "Hand the index on to the write exactly as the forward received it.",
                    stages=("crash",), applies=lambda k: k.stage == "backward" and isinstance(
                        k.error, IndexError) and isinstance(k.case.kwargs.get("index"), tuple)
                    and any(isinstance(p, slice) for p in k.case.kwargs["index"])
                    and ("asarray" in k.code or "np.array(" in k.code)),
            Mistake("getitem_wrong_at_repeated_indices", "repeated-indices",
                    "Right except at repeated indices: an index that appears twice must receive "
-                   "the sum of both gradients; use np.add.at(full, index, g), not assignment.",
+                   "the sum of both gradients: a write that accumulates once per occurrence "
+                   "(theory 02, 'Indexing with repeated indices'), not an assignment.",
                    where=_repeated),
        )),
     Op("cat", "cat", "02-reductions-and-shapes",

@@ -402,8 +402,8 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         other=p["other"], method=p["method"]),
     "missing-upstream": lambda p: t(
         "Upstream gradient missing: input {index}'s gradient is exactly {method}'s local "
-        "derivative, not multiplied by the upstream gradient g (the chain rule: return g * "
-        "local). It passes only when g is all ones, as after a plain .sum().",
+        "derivative, not multiplied by the upstream gradient g (the chain rule: the upstream "
+        "gradient times the local derivative). It passes only when g is all ones, as after a plain .sum().",
         index=p["index"], method=p["method"]),
     "at-output": lambda p: t(
         "Derivative taken at the wrong point: the gradient is exactly {method}'s right derivative "
