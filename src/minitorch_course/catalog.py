@@ -867,13 +867,13 @@ OPS: tuple[Op, ...] = (
                    "(axis={axis_kw}), so g was cut at the wrong places. Input i's piece starts "
                    "where the inputs before it end: the cut points are the cumulative offsets "
                    "of ALL the inputs' sizes along the axis, one cut between each pair of "
-                   "neighbours (np.cumsum(sizes)[:-1] for np.split).",
+                   "neighbours (so none after the last input).",
                    stages=("grad-shape",), applies=lambda k: _piece_differs(k, along=True)),
            Mistake("cat_pieces_cut_along_wrong_axis", "wrong-axis",
                    "cat's backward handed input {index} a piece of g of shape {got}, but the "
                    "input is {want}: they differ on an axis other than the concatenation axis "
-                   "(axis={axis_kw}), so g was cut along the wrong axis: np.split(g, offsets, "
-                   "axis=axis).",
+                   "(axis={axis_kw}), so g was cut along the wrong axis: cut it along the "
+                   "concatenation axis.",
                    stages=("grad-shape",), applies=lambda k: _piece_differs(k, along=False)),
        )),
     Op("stack", "stack", "02-reductions-and-shapes",
@@ -886,21 +886,20 @@ OPS: tuple[Op, ...] = (
            Mistake("stack_unstacks_wrong_axis", "wrong-axis",
                    "stack's backward handed input {index} a slice of g of shape {got}, but the "
                    "input is {want}: input i's gradient is g's slice i along the stacking axis "
-                   "(axis={axis_kw}): np.moveaxis(g, axis, 0)[i].",
+                   "(axis={axis_kw}), not along another one.",
                    stages=("grad-shape",), applies=lambda k: len(k.error.grad_shape) == len(
                        k.error.expected)),
            Mistake("stack_keeps_stacking_axis", "keepdims",
                    "stack's backward handed input {index} a piece of g of shape {got}: the "
                    "input's {want} with the stacking axis (axis={axis_kw}) still in it, as a 1. "
-                   "Input i's gradient is g's slice i along that axis with the axis dropped: "
-                   "np.moveaxis(g, axis, 0)[i], or np.take(g, i, axis=axis).",
+                   "Input i's gradient is g's slice i along that axis with the axis dropped "
+                   "(a slice that takes one index of an axis drops that axis; a split keeps it).",
                    stages=("grad-shape",), applies=_stack_kept_axis),
            Mistake("stack_squeezes_unit_axes", "keepdims",
                    "stack's backward handed input {index} a gradient of shape {got}, but the "
                    "input is {want}: the input's own size-1 axes went too (np.squeeze drops "
                    "every size-1 axis, not only the stacking one). Take slice i along the "
-                   "stacking axis, np.moveaxis(g, axis, 0)[i] or np.take(g, i, axis=axis), which "
-                   "drops that axis only.", stages=("grad-shape",),
+                   "stacking axis, which drops that axis only.", stages=("grad-shape",),
                    applies=lambda k: len(k.error.grad_shape) < len(k.error.expected) and tuple(
                        k.error.grad_shape) == tuple(n for n in k.error.expected if n != 1)),
        )),

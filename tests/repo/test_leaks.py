@@ -787,14 +787,51 @@ def _catalog_texts() -> dict[str, str]:
     for po in sorted((ROOT / "src" / "minitorch_course" / "locale").glob("*/LC_MESSAGES/*.po")):
         with po.open("rb") as handle:
             catalog = read_po(handle)
-        for message in catalog:
+        for number, message in enumerate(catalog):
             if not message.id:
                 continue
             ids = message.id if isinstance(message.id, tuple) else (message.id,)
             strings = message.string if isinstance(message.string, tuple) else (message.string,)
             for k, text in enumerate((*ids, *strings)):
-                texts[f"message «{ids[0][:50]}» [{'en' if k < len(ids) else po.parts[-3]}]"] = text
+                # numbered: two messages that begin alike once shared a key, and one was lost
+                lang = "en" if k < len(ids) else po.parts[-3]
+                texts[f"message {number} «{ids[0][:50]}» [{lang}]"] = text
     return texts
+
+
+def upstream_calls(lines: list[Line], texts: dict[str, str]) -> list[str]:
+    """A run-time message may teach an idiom (`np.swapaxes(x, -1, -2)`), not a backward's
+    call on the upstream gradient: a call of a solution line (weight 3 or more) applied to `g`,
+    found with its other names changed and `g` still `g` (the name the messages and the theory
+    give the upstream gradient). `np.moveaxis(g, axis, 0)[i]` handed stack's backward."""
+    found = []
+    indexes = {name: Renamed(text) for name, text in texts.items()}
+    for line in lines:
+        try:
+            tree = ast.parse(line.text if not line.text.rstrip().endswith(":")
+                             else line.text + " pass")
+        except SyntaxError:
+            continue
+        calls = {ast.get_source_segment(line.text, c) or ast.unparse(c) for c in ast.walk(tree)
+                 if isinstance(c, ast.Call) and any(
+                     isinstance(a, ast.Name) and a.id == "g" for a in c.args)}
+        for call in sorted(c for c in calls if weight(c) >= LINE_WEIGHT):
+            wanted = [w for _, w in tokens(call)]
+            for name, index in indexes.items():
+                hit = index.find(call)
+                if hit is not None and all(h == "g" for w, h in zip(wanted, hit.split(" "))
+                                           if w == "g"):
+                    found.append(f"solutions/tensor.py:{line.lineno} `{call}` as `{hit}` in "
+                                 f"{name}")
+    return found
+
+
+def test_no_run_time_message_hands_a_call_on_the_upstream_gradient():
+    found = upstream_calls(LINES, _catalog_texts())
+    assert not found, "messages that hand a backward's call:\n" + "\n".join(found)
+    stack = _lines_with("np.moveaxis(g, axis, 0)")
+    assert upstream_calls(stack, {"m": "the slice i along the axis: np.moveaxis(g, axis, 0)[i]"})
+    assert not upstream_calls(stack, {"m": "swap the last two: np.moveaxis(x, axis, 0)"})
 
 
 def test_no_run_time_message_gives_a_solution_line():
