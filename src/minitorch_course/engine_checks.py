@@ -319,6 +319,8 @@ def square_then_sum(g: Graph) -> Judge:
         if seen["x.grad"] is None and seen["s.grad"] is not None:
             raise _fail("engine-grad-stopped", "topological-order", want_shape=x.shape,
                         a_got=seen["a.grad"] is not None)
+        if seen["x.grad"] is None:
+            raise _fail("engine-seed-lost", "engine", every=seen["a.grad"] is None)
         _compare("square_then_sum", seen["x.grad"], 2.0 * x)
     return judge
 
@@ -546,6 +548,8 @@ def intermediate_grads_reset(g: Graph) -> Judge:
 
     def judge(seen: Seen) -> None:
         _second_backward(seen, "second")
+        if seen["b.grad"] is None:  # the output itself: no seed to start from
+            raise _fail("engine-seed-lost", "engine", every=seen["x.grad"] is None)
         for where, node, first, want in (("reset_b", "b", up1, up2),
                                          ("reset_a", "a", 3.0 * up1, 3.0 * up2)):
             got = seen[f"{node}.grad"]

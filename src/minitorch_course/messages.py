@@ -244,11 +244,33 @@ def _unstable_forward(p: dict) -> str:
                     "accepts?")
 
 
+def _left_aligned(shapes: list) -> tuple | None:
+    """(short, long, fixed) when one shape is the other's LEADING axes and so cannot broadcast
+    (NumPy aligns from the right): an array of one value per row, (8,) against (8, 5), is the
+    shape a reduction without keepdims or a per-row upstream gradient has. ``fixed``: the short
+    shape with trailing size-1 axes, which does broadcast."""
+    for short in shapes:
+        for long in shapes:
+            k = len(long) - len(short)
+            if 0 < len(short) and k > 0 and tuple(long[:len(short)]) == tuple(short) and tuple(
+                    long[k:]) != tuple(short) and any(n > 1 for n in short):
+                return tuple(short), tuple(long), tuple(short) + (1,) * k
+    return None
+
+
 def _shape_error(p: dict) -> str:
     if p["backward"]:
         text = t("A shape error in the backward: {raised}.", raised=Msg(raised(p)))
     else:
         text = t("A shape error: {raised}.", raised=Msg(raised(p)))
+    left = _left_aligned(p.get("shapes") or [])
+    if left:
+        short, long, fixed = left
+        text += " " + t(
+            "NumPy aligns shapes from the right: {short} lines up with the LAST axes of {long}, "
+            "not its first ones. One value per row (a reduction along the last axes, or a "
+            "gradient with one entry per row) must keep those axes as size 1, {fixed}, to "
+            "spread along them.", short=fmt(short), long=fmt(long), fixed=fmt(fixed))
     return text + _table(p["shapes"])
 
 
@@ -617,6 +639,13 @@ FACTS: dict[str, Callable[[dict], str]] = {
         got=fmt(p["got"]), want=fmt(p["want_shape"])) + " " + _engine_hint(p)).rstrip(),
     "engine-grad-values": _engine_values,
     "engine-grad-stopped": _grad_stopped,
+    "engine-seed-lost": lambda p: (_(
+        "after backward(), the output's own .grad is None, and so is every other node's: the "
+        "gradients never started.") if p.get("every") else _(
+        "after backward(), the output's own .grad is None.")) + " " + _(
+        "backward() starts from the output's .grad: it must hold the seed when the walk over the "
+        "nodes begins, and keep it. The output has parents too, so a reset of the nodes that "
+        "have parents erases the seed if it runs after the seed was placed."),
     "engine-retain-ignored": lambda p: t(
         "out.backward(retain_graph=True) then out.backward() again: the second call raised "
         "BackwardError ({message}…). retain_graph=True was ignored: a node may be freed only when "
