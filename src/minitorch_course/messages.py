@@ -385,9 +385,13 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         ": the gradient is divided by {k} more than it should be (a divisor applied twice, or "
         "one {k} times too large: a count, a mean's number of elements, a batch size).",
         k=p["k"]),
-    "factor-division-missing": lambda p: _factor_head(p) + t(
+    "factor-division-missing": lambda p: _factor_head(p) + (t(
+        ": the right one divides by {k} more than yours, and {k} is the size of the reduced "
+        "axes {left_out} of the input: the count of the elements reduced over {axes} left them "
+        "out.", k=p["k"], left_out=fmt(tuple(p["left_out"])), axes=fmt(tuple(p["axes"])))
+        if p.get("left_out") else t(
         ": the right one divides by {k} more than yours (a divisor missing, or {k} times too "
-        "small: a count, a mean's number of elements, a batch size N).", k=p["k"]),
+        "small: a count, a mean's number of elements, a batch size N).", k=p["k"])),
     "factor-averaged-copies": lambda p: _factor_head(p) + t(
         ", and {k} is the number of copies broadcasting made of input {index}: each copy "
         "contributes, so their gradients must be SUMMED, not averaged.", k=p["k"], index=_i(p)),

@@ -471,3 +471,24 @@ def test_a_seed_erased_before_the_walk_is_named(monkeypatch):
         outcome = runner.run_engine_row(row, late)
         assert outcome.fact.id == "engine-seed-lost", (row, outcome)
         assert "seed" in messages.message(outcome) and "reset" in messages.message(outcome)
+
+
+def test_a_count_that_leaves_out_reduced_axes_names_them(monkeypatch):
+    """A mean dividing by its first reduced axis only is k times too large, k the size of the
+    other reduced axes: the factor diagnosis names those axes (when one set of them gives k);
+    a factor that no set of reduced axes gives keeps the general words."""
+    from minitorch_course import runner
+
+    monkeypatch.setenv("MINITORCH_LANG", "en")
+    first_axis = _planted(
+        "count = math.prod(self.shape[a] for a in _axes(axis, self.ndim))",
+        "count = self.shape[_axes(axis, self.ndim)[0]] if self.ndim else 1", "mean_first_axis")
+    failed = runner.run_row("mean", first_axis, ("forward",)).first_failure
+    assert failed.diagnosis.id == "factor-division-missing", failed
+    assert failed.diagnosis.params["left_out"] == [1], failed.diagnosis.params
+    assert "reduced axes (1,)" in messages.message(failed)
+    mean = BY_NAME["mean"]
+    d = dg.explain_forward_values(mean, np.array(7.0), np.array(1.0), Case(((3, 5),)),
+                                  [np.ones((3, 5))])
+    assert d.id == "factor-division-missing" and "left_out" not in d.params, d
+    assert "a mean's number of elements" in messages.diagnosis_text(d)
