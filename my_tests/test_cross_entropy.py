@@ -5,8 +5,9 @@
 
 Compara con ``torch.nn.functional.cross_entropy`` (float64, 1e-7) la pérdida y el gradiente de
 los logits para un lote de VARIAS filas (N > 1: la media divide el gradiente entre N), con
-clases objetivo distintas. Logits grandes (±1e4): la pérdida y el gradiente son finitos. Un
-``mt.gradcheck``.
+clases objetivo distintas, en las tres reducciones: ``reduction='mean'`` (la de por defecto),
+``'sum'`` y ``'none'`` (una pérdida por fila: su backward con un gradiente de arriba no
+uniforme). Logits grandes (±1e4): la pérdida y el gradiente son finitos. Un ``mt.gradcheck``.
 """
 
 import numpy as np

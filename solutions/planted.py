@@ -271,6 +271,11 @@ PLANTS: dict[str, Plant] = {
             "                raise BackwardError(\n"),),
             what="a second backward() on a freed graph returns without error (the freed "
                  "node is taken for a leaf)"),
+    "freed_graph_wrong_error": Plant(
+        "Tensor._topological_order", ("retain_graph",), ((
+            "                raise BackwardError(\n", "                raise RuntimeError(\n"),),
+            what="a second backward() on a freed graph raises RuntimeError, not the course's "
+                 "BackwardError"),
     "unbroadcast_returns_grad": Plant(
         "Tensor.unbroadcast", NEEDS_UNBROADCAST + ("unbroadcast",), ((
             "        if grad.shape == shape:\n            return grad\n",

@@ -837,20 +837,22 @@ OPS: tuple[Op, ...] = (
                    "Wrong at repeated indices: an index that appears twice kept only one of "
                    "its gradients, as an indexed write does (full[index] = g, and also "
                    "full[index] += g, which NumPy runs as one write per position). It must "
-                   "receive the sum of all of them: a write that accumulates (np.add.at).",
+                   "receive the sum of all of them: a write that accumulates, once per "
+                   "occurrence (theory 02, 'Indexing with repeated indices').",
                    predict=lambda k: _assigned(k)),
            Mistake("getitem_index_made_an_array", "crash",
                    "getitem's backward crashed: {raised}. A tuple index "
                    "picks along several axes, one entry per axis; np.asarray (or np.array) turns "
                    "it into ONE array, which NumPy cannot use as an index when it holds slices. "
-                   "Hand the index to np.add.at exactly as the forward received it.",
+                   "Hand the index on to the write exactly as the forward received it.",
                    stages=("crash",), applies=lambda k: k.stage == "backward" and isinstance(
                        k.error, IndexError) and isinstance(k.case.kwargs.get("index"), tuple)
                    and any(isinstance(p, slice) for p in k.case.kwargs["index"])
                    and ("asarray" in k.code or "np.array(" in k.code)),
            Mistake("getitem_wrong_at_repeated_indices", "repeated-indices",
                    "Right except at repeated indices: an index that appears twice must receive "
-                   "the sum of both gradients; use np.add.at(full, index, g), not assignment.",
+                   "the sum of both gradients: a write that accumulates once per occurrence "
+                   "(theory 02, 'Indexing with repeated indices'), not an assignment.",
                    where=_repeated),
        )),
     Op("cat", "cat", "02-reductions-and-shapes",
@@ -865,13 +867,13 @@ OPS: tuple[Op, ...] = (
                    "(axis={axis_kw}), so g was cut at the wrong places. Input i's piece starts "
                    "where the inputs before it end: the cut points are the cumulative offsets "
                    "of ALL the inputs' sizes along the axis, one cut between each pair of "
-                   "neighbours (np.cumsum(sizes)[:-1] for np.split).",
+                   "neighbours (so none after the last input).",
                    stages=("grad-shape",), applies=lambda k: _piece_differs(k, along=True)),
            Mistake("cat_pieces_cut_along_wrong_axis", "wrong-axis",
                    "cat's backward handed input {index} a piece of g of shape {got}, but the "
                    "input is {want}: they differ on an axis other than the concatenation axis "
-                   "(axis={axis_kw}), so g was cut along the wrong axis: np.split(g, offsets, "
-                   "axis=axis).",
+                   "(axis={axis_kw}), so g was cut along the wrong axis: cut it along the "
+                   "concatenation axis.",
                    stages=("grad-shape",), applies=lambda k: _piece_differs(k, along=False)),
        )),
     Op("stack", "stack", "02-reductions-and-shapes",
@@ -884,21 +886,20 @@ OPS: tuple[Op, ...] = (
            Mistake("stack_unstacks_wrong_axis", "wrong-axis",
                    "stack's backward handed input {index} a slice of g of shape {got}, but the "
                    "input is {want}: input i's gradient is g's slice i along the stacking axis "
-                   "(axis={axis_kw}): np.moveaxis(g, axis, 0)[i].",
+                   "(axis={axis_kw}), not along another one.",
                    stages=("grad-shape",), applies=lambda k: len(k.error.grad_shape) == len(
                        k.error.expected)),
            Mistake("stack_keeps_stacking_axis", "keepdims",
                    "stack's backward handed input {index} a piece of g of shape {got}: the "
                    "input's {want} with the stacking axis (axis={axis_kw}) still in it, as a 1. "
-                   "Input i's gradient is g's slice i along that axis with the axis dropped: "
-                   "np.moveaxis(g, axis, 0)[i], or np.take(g, i, axis=axis).",
+                   "Input i's gradient is g's slice i along that axis with the axis dropped "
+                   "(a slice that takes one index of an axis drops that axis; a split keeps it).",
                    stages=("grad-shape",), applies=_stack_kept_axis),
            Mistake("stack_squeezes_unit_axes", "keepdims",
                    "stack's backward handed input {index} a gradient of shape {got}, but the "
                    "input is {want}: the input's own size-1 axes went too (np.squeeze drops "
                    "every size-1 axis, not only the stacking one). Take slice i along the "
-                   "stacking axis, np.moveaxis(g, axis, 0)[i] or np.take(g, i, axis=axis), which "
-                   "drops that axis only.", stages=("grad-shape",),
+                   "stacking axis, which drops that axis only.", stages=("grad-shape",),
                    applies=lambda k: len(k.error.grad_shape) < len(k.error.expected) and tuple(
                        k.error.grad_shape) == tuple(n for n in k.error.expected if n != 1)),
        )),
@@ -1173,6 +1174,7 @@ ENGINE_ROWS: tuple[EngineRow, ...] = (
               "graph freed unless retain_graph", 1, mistakes=(
                   Mistake("graph_never_freed", "freed-graph"),
                   Mistake("freed_graph_backward_silent", "freed-graph"),
+                  Mistake("freed_graph_wrong_error", "freed-graph"),
                   Mistake("intermediate_grads_not_reset", "stale-grad",
                           "An intermediate node's .grad still holds the previous backward()'s "
                           "gradient, added to this one's, and the stale part flows on to the "

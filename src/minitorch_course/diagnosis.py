@@ -32,6 +32,7 @@ recursive sort.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from types import SimpleNamespace
@@ -351,7 +352,7 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
         if copies > 1 and np.isclose(r * copies, 1.0):
             return Diagnosis("factor", "factor-averaged-copies",
                              {**generic, "ratio": r, "what": "gradient", "k": copies})
-        return _factor(r, "gradient")
+        return _left_out_axes(_factor(r, "gradient"), op, k.case, k.inputs)
     wrong = ~np.isclose(got, want, rtol=rtol * 10, atol=atol * 10)
     if wrong.any():
         located = _located(op, k, wrong)
@@ -368,6 +369,24 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
                 diff, np.broadcast_to(diff[:1], diff.shape), rtol, atol):
             return Diagnosis("values", "values-same-every-row", generic)
     return Diagnosis("values", "values", generic)
+
+
+def _left_out_axes(d: Diagnosis, op: Op | None, case: Case | None, inputs) -> Diagnosis:
+    """A reduction whose count is k times too small, when k is the size of some of the axes
+    it reduces (not all): those axes are the ones the count left out (a mean over (0, 1)
+    dividing by the first axis' size only). Named only when one set of axes gives k."""
+    if (d.id != "factor-division-missing" or op is None or op.family != "reduction"
+            or case is None or not inputs):
+        return d
+    shape = np.shape(inputs[0])
+    axis = case.kwargs.get("axis")
+    axes = (tuple(range(len(shape))) if axis is None or axis == () else
+            tuple(a % len(shape) for a in (axis if isinstance(axis, tuple) else (axis,))))
+    fits = [sub for n in range(1, len(axes)) for sub in itertools.combinations(axes, n)
+            if math.prod(shape[a] for a in sub) == d.params["k"]]
+    if len(fits) != 1:
+        return d
+    return Diagnosis(d.kind, d.id, {**d.params, "left_out": list(fits[0]), "axes": list(axes)})
 
 
 def _factor(r: float, what: str) -> Diagnosis:
@@ -436,7 +455,7 @@ def explain_forward_values(op: Op | None, got: np.ndarray, want: np.ndarray,
         r = float(np.median(ratios))
         if (np.isfinite(r) and r != 0 and not np.isclose(r, 1.0)
                 and np.allclose(ratios, r, rtol=1e-6) and np.allclose(got[~nonzero], 0.0)):
-            d = _factor(r, "output")
+            d = _left_out_axes(_factor(r, "output"), op, case, inputs)
             return Diagnosis(d.kind, d.id, {**d.params, **forward})
     return Diagnosis("forward", "forward", {**forward, "formula": op.formula if op else ""})
 
@@ -483,7 +502,7 @@ def frames(tb: Any) -> list[dict]:
             if f.filename.endswith("tensor.py") or f.filename.startswith("<")]
 
 
-def _crash_params(err: BaseException, tb: Any) -> dict:
+def crash_params(err: BaseException, tb: Any) -> dict:
     """The exception and where it came from: the deepest frame of the implementation."""
     every = list(tb or [])
     own = frames(every)
@@ -495,7 +514,7 @@ def explain_crash(op: Op | None, err: BaseException, tb: Any = None, *, case: Ca
                   inputs: list[np.ndarray] | None = None, stage: str = "",
                   impl: Any = None) -> Diagnosis:
     """A crash inside the implementation: what it most likely means, and where it came from."""
-    p = _crash_params(err, tb)
+    p = crash_params(err, tb)
     if isinstance(err, RecursionError):
         return Diagnosis("recursion", "recursion", p)
     at = p["at"] or {}

@@ -244,11 +244,33 @@ def _unstable_forward(p: dict) -> str:
                     "accepts?")
 
 
+def _left_aligned(shapes: list) -> tuple | None:
+    """(short, long, fixed) when one shape is the other's LEADING axes and so cannot broadcast
+    (NumPy aligns from the right): an array of one value per row, (8,) against (8, 5), is the
+    shape a reduction without keepdims or a per-row upstream gradient has. ``fixed``: the short
+    shape with trailing size-1 axes, which does broadcast."""
+    for short in shapes:
+        for long in shapes:
+            k = len(long) - len(short)
+            if 0 < len(short) and k > 0 and tuple(long[:len(short)]) == tuple(short) and tuple(
+                    long[k:]) != tuple(short) and any(n > 1 for n in short):
+                return tuple(short), tuple(long), tuple(short) + (1,) * k
+    return None
+
+
 def _shape_error(p: dict) -> str:
     if p["backward"]:
         text = t("A shape error in the backward: {raised}.", raised=Msg(raised(p)))
     else:
         text = t("A shape error: {raised}.", raised=Msg(raised(p)))
+    left = _left_aligned(p.get("shapes") or [])
+    if left:
+        short, long, fixed = left
+        text += " " + t(
+            "NumPy aligns shapes from the right: {short} lines up with the LAST axes of {long}, "
+            "not its first ones. One value per row (a reduction along the last axes, or a "
+            "gradient with one entry per row) must keep those axes as size 1, {fixed}, to "
+            "spread along them.", short=fmt(short), long=fmt(long), fixed=fmt(fixed))
     return text + _table(p["shapes"])
 
 
@@ -363,9 +385,13 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         ": the gradient is divided by {k} more than it should be (a divisor applied twice, or "
         "one {k} times too large: a count, a mean's number of elements, a batch size).",
         k=p["k"]),
-    "factor-division-missing": lambda p: _factor_head(p) + t(
+    "factor-division-missing": lambda p: _factor_head(p) + (t(
+        ": the right one divides by {k} more than yours, and {k} is the size of the reduced "
+        "axes {left_out} of the input: the count of the elements reduced over {axes} left them "
+        "out.", k=p["k"], left_out=fmt(tuple(p["left_out"])), axes=fmt(tuple(p["axes"])))
+        if p.get("left_out") else t(
         ": the right one divides by {k} more than yours (a divisor missing, or {k} times too "
-        "small: a count, a mean's number of elements, a batch size N).", k=p["k"]),
+        "small: a count, a mean's number of elements, a batch size N).", k=p["k"])),
     "factor-averaged-copies": lambda p: _factor_head(p) + t(
         ", and {k} is the number of copies broadcasting made of input {index}: each copy "
         "contributes, so their gradients must be SUMMED, not averaged.", k=p["k"], index=_i(p)),
@@ -402,8 +428,8 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         other=p["other"], method=p["method"]),
     "missing-upstream": lambda p: t(
         "Upstream gradient missing: input {index}'s gradient is exactly {method}'s local "
-        "derivative, not multiplied by the upstream gradient g (the chain rule: return g * "
-        "local). It passes only when g is all ones, as after a plain .sum().",
+        "derivative, not multiplied by the upstream gradient g (the chain rule: the upstream "
+        "gradient times the local derivative). It passes only when g is all ones, as after a plain .sum().",
         index=p["index"], method=p["method"]),
     "at-output": lambda p: t(
         "Derivative taken at the wrong point: the gradient is exactly {method}'s right derivative "
@@ -617,6 +643,13 @@ FACTS: dict[str, Callable[[dict], str]] = {
         got=fmt(p["got"]), want=fmt(p["want_shape"])) + " " + _engine_hint(p)).rstrip(),
     "engine-grad-values": _engine_values,
     "engine-grad-stopped": _grad_stopped,
+    "engine-seed-lost": lambda p: (_(
+        "after backward(), the output's own .grad is None, and so is every other node's: the "
+        "gradients never started.") if p.get("every") else _(
+        "after backward(), the output's own .grad is None.")) + " " + _(
+        "backward() starts from the output's .grad: it must hold the seed when the walk over the "
+        "nodes begins, and keep it. The output has parents too, so a reset of the nodes that "
+        "have parents erases the seed if it runs after the seed was placed."),
     "engine-retain-ignored": lambda p: t(
         "out.backward(retain_graph=True) then out.backward() again: the second call raised "
         "BackwardError ({message}…). retain_graph=True was ignored: a node may be freed only when "
@@ -642,8 +675,13 @@ FACTS: dict[str, Callable[[dict], str]] = {
     "engine-freed-silent": lambda p: _(
         "s = Σ x², s.backward() then s.backward() again, without retain_graph: the second call "
         "returned without an error. The first backward() freed the graph, so a second one has "
-        "nothing to run through: like PyTorch, it must raise BackwardError. Re-read theory/01, 'The graph is freed after "
-        "backward'; lab 00, section 4."),
+        "nothing to run through: like PyTorch, it must raise BackwardError."),
+    "engine-freed-wrong-error": lambda p: t(
+        "s = Σ x², s.backward() then s.backward() again, without retain_graph: the second call "
+        "raised {raised}. Raise BackwardError there, not {error}: it is the course's error for "
+        "a freed graph (minitorch.errors, already imported by tensor.py), the one theory 01 and "
+        "your own test expect and a caller catches.",
+        error=p["error"], raised=Msg(raised(p))),
     "topo-recursion": lambda p: t(
         "_topological_order on {graph}: RecursionError. A recursive depth-first search overflows "
         "Python's call stack (about 1000 frames); use a while loop over an explicit stack of "
@@ -715,12 +753,26 @@ UNBROADCAST_HINTS: dict[str, Callable[[dict], str]] = {
 }
 
 
+# Where to re-read, for a fact the theory explains: the full report and the table's one line
+# both end with it (``fact_text``, ``brief``), so the pointer is never cut off.
+REREAD: dict[str, str] = {
+    "engine-freed-silent": N_("theory/01, 'The graph is freed after backward'; lab 00, section 4"),
+    "engine-freed-wrong-error": N_(
+        "theory/01, 'The graph is freed after backward'; lab 00, section 4"),
+}
+
+
+def reread(f: Fact | None) -> str:
+    """'Re-read: <where>' for a fact with a pointer, else ''."""
+    return t("Re-read: {where}", where=_(REREAD[f.id])) if f and f.id in REREAD else ""
+
+
 def fact_text(f: Fact) -> str:
-    """What a check observed, in words."""
+    """What a check observed, in words (ending with where to re-read, if the fact says)."""
     if f.id == "property-failed":
         p = f.params
         return fact_text(Fact(**p["inner"])) if p.get("inner") else p.get("raised", "")
-    return FACTS[f.id](f.params)
+    return " ".join(x for x in (FACTS[f.id](f.params), reread(f)) if x)
 
 
 # ---------------------------------------------------------------- whole outcomes
@@ -807,7 +859,9 @@ def brief(o: Outcome, sentences: int = 2) -> str:
         text = message(o)
     first = text.strip().split("\n")[0]
     parts = _SENTENCE_END.split(first)
-    return " ".join(parts[:sentences])
+    pointer = reread(o.fact)  # where to re-read is never cut off
+    parts = [x for x in parts if not pointer or pointer not in x]
+    return " ".join([*parts[:sentences], pointer]).strip()
 
 
 def label(kind: str) -> str:

@@ -424,3 +424,71 @@ def test_softmax_sum_term_without_keepdims_crashes_on_a_non_square_input_and_is_
         d = Said(dg.explain_crash(BY_NAME["softmax"], err, stage="backward",
                                   case=Case(((3, 5),)), inputs=[x]))
     assert d.kind != "keepdims", d
+
+
+def _planted(old: str, new: str, name: str):
+    from minitorch_authoring.repository import REFERENCE
+    from minitorch_course import runner
+
+    source = REFERENCE.read_text(encoding="utf-8")
+    assert source.count(old) == 1, f"the reference no longer holds {old!r}: update this test"
+    return runner.load_impl(source=source.replace(old, new), name=name)
+
+
+def test_one_value_per_row_against_the_last_axes_is_named(monkeypatch):
+    """A per-row array, (8,), against (8, 5) fails because NumPy aligns from the RIGHT: the
+    diagnosis says so and gives the shape that spreads, (8, 1), for any such pair (a reduction
+    without keepdims, cross_entropy's 'none' upstream); a mismatch of another kind gets no such
+    sentence."""
+    from minitorch_course import runner
+
+    monkeypatch.setenv("MINITORCH_LANG", "en")
+    none_times_g = _planted("return (grad * g[:, None],)  # (N, C) * (N, 1)",
+                            "return (grad * g,)", "ce_none_row_axis")
+    report = runner.run_row("cross_entropy", none_times_g, ("forward", "backward"))
+    failed = report.first_failure
+    text = messages.message(failed)
+    assert failed.diagnosis.kind == "shape-error", failed
+    assert "aligns shapes from the right" in text and "(8, 1)" in text, text
+    assert messages._left_aligned([(8, 5), (8,)]) == ((8,), (8, 5), (8, 1))
+    assert messages._left_aligned([(20, 3, 5), (20,)]) == ((20,), (20, 3, 5), (20, 1, 1))
+    for other in ([(3, 5), (4, 5)], [(3, 5), (5,)], [(5, 5), (5,)], [(1, 5), (1,)]):
+        assert messages._left_aligned(other) is None, other
+
+
+def test_a_seed_erased_before_the_walk_is_named(monkeypatch):
+    """backward() that resets the nodes with parents AFTER placing the seed erases the output's
+    own .grad: every .grad stays None. The diagnosis says the walk had no seed to start from,
+    and why a reset can erase it, rather than 'backward() never reached this node'."""
+    from minitorch_course import runner
+
+    monkeypatch.setenv("MINITORCH_LANG", "en")
+    reset = ("        for node in order:\n            if node._prev:  # intermediate nodes hold "
+             "this pass's gradient only\n                node.grad = None\n")
+    seed = "        _accumulate(self, seed, seed)\n"
+    late = _planted(reset + seed, seed + reset, "seed_reset_late")
+    for row in ("backward", "retain_graph"):
+        outcome = runner.run_engine_row(row, late)
+        assert outcome.fact.id == "engine-seed-lost", (row, outcome)
+        assert "seed" in messages.message(outcome) and "reset" in messages.message(outcome)
+
+
+def test_a_count_that_leaves_out_reduced_axes_names_them(monkeypatch):
+    """A mean dividing by its first reduced axis only is k times too large, k the size of the
+    other reduced axes: the factor diagnosis names those axes (when one set of them gives k);
+    a factor that no set of reduced axes gives keeps the general words."""
+    from minitorch_course import runner
+
+    monkeypatch.setenv("MINITORCH_LANG", "en")
+    first_axis = _planted(
+        "count = math.prod(self.shape[a] for a in _axes(axis, self.ndim))",
+        "count = self.shape[_axes(axis, self.ndim)[0]] if self.ndim else 1", "mean_first_axis")
+    failed = runner.run_row("mean", first_axis, ("forward",)).first_failure
+    assert failed.diagnosis.id == "factor-division-missing", failed
+    assert failed.diagnosis.params["left_out"] == [1], failed.diagnosis.params
+    assert "reduced axes (1,)" in messages.message(failed)
+    mean = BY_NAME["mean"]
+    d = dg.explain_forward_values(mean, np.array(7.0), np.array(1.0), Case(((3, 5),)),
+                                  [np.ones((3, 5))])
+    assert d.id == "factor-division-missing" and "left_out" not in d.params, d
+    assert "a mean's number of elements" in messages.diagnosis_text(d)

@@ -46,6 +46,32 @@ def test_the_skeletons_are_the_model_set_without_its_bodies():
         assert docstring in text and "Laboratorio" in docstring  # the learner's spec, Spanish
 
 
+def skeleton_gaps(by_lang: dict[str, dict[str, str]]) -> list[str]:
+    """An op's skeleton (``test_<op>.py``) must name, in each language, every value of a text
+    argument the graded checks try (cross_entropy's reductions): a docstring naming only the
+    mean sent a learner to write the rest after the graded check failed."""
+    gaps = []
+    for lang, skeletons in by_lang.items():
+        for name, text in skeletons.items():
+            op = next((o for o in OPS if f"test_{o.name}.py" == name), None)
+            if op is None:
+                continue
+            docstring = text.split('"""')[1]
+            values = {v for c in op.all_cases for v in c.kwargs.values() if isinstance(v, str)}
+            gaps += [f"{name} [{lang}]: {v!r}" for v in sorted(values)
+                     if f"'{v}'" not in docstring]
+    return gaps
+
+
+def test_an_ops_skeleton_names_every_argument_form_it_is_graded_on():
+    by_lang = {lang: stubgen.skeletons(lang) for lang in ("es", "en")}
+    assert "test_cross_entropy.py" in by_lang["en"]
+    assert not skeleton_gaps(by_lang), skeleton_gaps(by_lang)
+    planted = dict(by_lang["es"])
+    planted["test_cross_entropy.py"] = planted["test_cross_entropy.py"].replace("'sum'", "sum")
+    assert skeleton_gaps({"es": planted}) == ["test_cross_entropy.py [es]: 'sum'"]
+
+
 def test_the_committed_skeletons_are_current():
     assert stubgen.write_skeletons(ROOT / examplar.FOLDER, check=True) == 0, "run `make stubs`"
 

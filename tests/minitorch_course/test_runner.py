@@ -8,6 +8,7 @@ import json
 import textwrap
 from contextlib import redirect_stdout
 
+import numpy as np
 import pytest
 from conftest import run_report
 
@@ -107,3 +108,39 @@ def test_a_second_backward_on_a_freed_graph_must_raise_and_is_graded():
     assert reference.status == PASS, reference
     stub = runner.run_engine_row("retain_graph", runner.load_impl(repository.STUB))
     assert stub.status == NOT_STARTED
+
+
+def test_a_freed_graph_reported_with_another_error_class_is_named():
+    """A second backward() that raises RuntimeError (or an accidental TypeError) instead of
+    BackwardError is not a generic crash: the diagnosis names both classes, where it was raised
+    and where to re-read, in the full report and in the table's one line; the same from a
+    stand-in of the grading worker (the score of record's path)."""
+    from minitorch_course import engine_checks
+    from minitorch_course.outcomes import StandIn
+
+    wrong = runner.run_engine_row("retain_graph", mutants.load("freed_graph_wrong_error"))
+    assert wrong.status == FAIL and wrong.fact.id == "engine-freed-wrong-error", wrong
+    assert wrong.diagnosis.kind == "freed-graph"
+    report = RowReport("retain_graph", "00-tensor-skeleton", 1, True, {"engine": [wrong]})
+    for text in (messages.message(wrong), messages.brief(report.first_failure)):
+        assert "RuntimeError" in text and "BackwardError" in text, text
+        assert "theory/01" in text and "lab 00" in text, text  # the one line keeps it too
+
+    case = next(c for c in engine_checks.cases("retain_graph")
+                if c.name == "second_backward_raises")
+    stand_in = type("RuntimeError", (Exception, StandIn), {})("graph freed")
+    stand_in.frames, stand_in.function = [], ""
+    seen = engine_checks.Seen({"x.grad": np.zeros((3, 5))})
+    seen.error = stand_in
+    try:
+        case.judge(seen)
+    except engine_checks.CheckFailed as failed:
+        assert failed.fact.id == "engine-freed-wrong-error"
+        assert failed.fact.params["error"] == "RuntimeError"
+    else:
+        raise AssertionError("a stand-in RuntimeError passed the freed-graph case")
+    crashed = engine_checks.Seen()  # the FIRST backward() crashed: a crash, said as one
+    crashed.error = stand_in
+    with pytest.raises(Exception, match="graph freed") as first:
+        case.judge(crashed)
+    assert not isinstance(first.value, engine_checks.CheckFailed)

@@ -202,6 +202,49 @@ def test_answer_checks_read_only_the_answers(lab):
     assert not found, "\n".join(found)
 
 
+_EXAMPLE = re.compile(r"`(\[[^`\]]*\])`")
+
+
+def example_nudges(cells: list[dict]) -> list[str]:
+    """An answer that is a list of names (a topological order) is chosen among the graph's
+    nodes; a question whose example of the FORM uses those names (`["x", "w"]`) nudges the
+    prediction (a learner took the constant w in, as the example did). Its example must use
+    names the answer is not chosen from."""
+    found = []
+    for k, cell in enumerate(cells):
+        if not _is_answer_cell(cell) or not k or cells[k - 1]["cell_type"] != "markdown":
+            continue
+        answers = quiz.read_answers_from_cells([cell])
+        if not any(isinstance(v, list) and v and all(isinstance(x, str) for x in v)
+                   for v in answers.values()):
+            continue
+        candidates = set(re.findall(r"[\"']([^\"']+)[\"']", _source(cell)))
+        for literal in _EXAMPLE.findall(_source(cells[k - 1])):
+            try:
+                example = ast.literal_eval(literal)
+            except (ValueError, SyntaxError):
+                continue
+            if isinstance(example, list) and set(map(str, example)) & candidates:
+                found.append(f"cell {cells[k - 1].get('id')}: the example {literal} uses the "
+                             f"graph's names {sorted(set(map(str, example)) & candidates)}")
+    return found
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_no_question_nudges_with_its_example(lab):
+    for folder in (SOURCE_NOTEBOOKS, SOURCE_NOTEBOOKS / "en"):
+        cells = json.loads((folder / f"{lab}.ipynb").read_text(encoding="utf-8"))["cells"]
+        assert not example_nudges(cells), example_nudges(cells)
+
+
+def test_an_example_with_the_graphs_names_is_found():
+    answer = _cell('topo_order = None  # "x", "w", "y", "z", "s"\n### BEGIN SOLUTION\n'
+                   'topo_order = ["x", "y", "z", "s"]\n### END SOLUTION', solution=True)
+    old = _cell('Escríbela con los nombres, p. ej. `["x", "w"]`.', cell_type="markdown")
+    new = _cell('La forma, con otros nombres: `["a", "b", "c"]`.', cell_type="markdown")
+    assert example_nudges([old, answer]) and not example_nudges([new, answer])
+
+
 # ---------------------------------------------------------------- the detector can fail
 def _cell(source: str, outputs: str = "", cell_type: str = "code", **nbgrader) -> dict:
     cell = {"cell_type": cell_type, "id": "c", "source": source,
