@@ -646,6 +646,8 @@ class LabGrade:
     flagged: dict[str, list[str]] = field(default_factory=dict)  # file -> suspicious means
     kinds: dict[str, list[int]] = field(default_factory=dict)  # kind -> [caught, chaffs]
     problems: list[str] = field(default_factory=list)  # maintainers' notes (timeouts...)
+    ended: str = ""  # how a run on a correct implementation died ("" if none did): then a
+    #                  chaff's run dying proves nothing and catches nothing by itself
     seconds: float = 0.0
 
     @property
@@ -666,7 +668,7 @@ class LabGrade:
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("lab", "files", "tests", "valid", "dropped",
                                               "unwritten", "flagged", "kinds", "problems",
-                                              "seconds")}
+                                              "ended", "seconds")}
 
     @classmethod
     def from_dict(cls, data: dict) -> LabGrade:
@@ -730,6 +732,8 @@ def grade_lab(folder: Path, lab: str, impls: ImplSet, **options) -> LabGrade:
     for run in wheat_runs:
         if run.problem:
             grade.problems.append(f"{run.impl.name}: {run.problem}")
+            if _died(run):
+                grade.ended = grade.ended or run.problem
     for nodeid in tests:
         failing = next((r for r in wheat_runs if not r.passed(nodeid)), None)
         if failing is not None:
@@ -741,17 +745,26 @@ def grade_lab(folder: Path, lab: str, impls: ImplSet, **options) -> LabGrade:
             grade.valid.append(nodeid)
     for chaff in chaffs if grade.valid else ():
         run = by_impl[id(chaff)]
+        # a run that dies (the process ended, a crash) catches its chaff by itself only when
+        # every wheat's run finished: tests that end their own process everywhere (os._exit,
+        # a C stack overflow) would otherwise catch every kind while testing nothing; then,
+        # as for a timeout, only a counting test that failed before the end catches it
         timed_out = run.problem.startswith("timeout")
-        crashed = bool(run.problem) and not timed_out and not run.problem.startswith(
-            "not isolated")
-        caught = crashed or any(
-            run.outcomes.get(n) in ("failed", "error") if timed_out else not run.passed(n)
-            for n in grade.valid)
+        crashed = _died(run)
+        caught = (crashed and not grade.ended) or any(
+            run.outcomes.get(n) in ("failed", "error") if timed_out or crashed
+            else not run.passed(n) for n in grade.valid)
         if run.problem:
             grade.problems.append(f"{run.impl.name}: {run.problem}")
         grade.kinds[run.impl.kind][0] += caught
     grade.seconds = round(time.perf_counter() - start, 2)
     return grade
+
+
+def _died(run: Run) -> bool:
+    """Whether a run's process died before writing its answer (not a timeout, not a refusal
+    to run unisolated)."""
+    return bool(run.problem) and not run.problem.startswith(("timeout", "not isolated"))
 
 
 def _file_of(nodeid: str) -> str:
@@ -817,6 +830,10 @@ def feedback(g: LabGrade) -> list[str]:
         lines.append("  " + t("{file}: its tests earn nothing: they reach for {means}, which "
                               "recognises an implementation instead of testing what it does",
                               file=name, means=", ".join(means)))
+    if g.ended:
+        lines.append("  " + t("your tests' process died on a correct implementation (a test "
+                              "ends or crashes it): that proves nothing, so a run that dies "
+                              "catches a mistake only through a test that failed before it"))
     for nodeid in g.dropped:
         if nodeid in g.unwritten:
             lines.append("  " + t("{test} does not count yet: it calls {op}, which your "
@@ -880,7 +897,8 @@ def course_set() -> ImplSet | None:
 
 
 # ---------------------------------------------------------------- the learner's front ends
-CACHE_VERSION = 2  # raised when a stored grade's meaning changes (2: tests waiting for an op)
+CACHE_VERSION = 3  # raised when a stored grade's meaning changes (2: tests waiting for an op;
+#                   3: a run that dies on a wheat)
 CACHE_NAME = ".grades.json"  # in the learner's test folder (ignored by git and nbgrader)
 
 

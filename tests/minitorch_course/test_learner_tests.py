@@ -366,6 +366,37 @@ def test_a_hanging_test_is_dropped_and_the_tests_before_it_still_count(course_se
     assert g.kinds["every-input"][0] >= 1  # x * x catches a mul that forgets its 2nd parent
 
 
+def test_a_run_that_dies_everywhere_catches_nothing(course_set, tmp_path):
+    """Tests that test nothing and then kill their own process (on every implementation, so on
+    every chaff too) once caught every kind: a chaff's run that died counted as caught (found by
+    an outsider playing a hostile student, with os._exit). A death proves something only when
+    every wheat's run finished; then, as for a timeout, only a failed test that counts catches."""
+    (tmp_path / "test_elementwise.py").write_text(
+        "import os, signal\nimport minitorch as mt\n\n"
+        "def test_a_tensor_has_a_shape():\n"
+        "    assert mt.Tensor([1.0, 2.0, 3.0]).shape == (3,)\n\n"
+        "def test_z_the_end():\n    os.kill(os.getpid(), signal.SIGSEGV)\n")
+    g = examplar.grade_lab(tmp_path, LAB01, course_set, timeout=10)
+    assert g.valid == ["test_elementwise.py::test_a_tensor_has_a_shape"], g.to_dict()
+    assert g.caught == [] and g.score == 0 and g.ended, g.to_dict()
+    assert any("died" in line for line in examplar.feedback(g)), examplar.feedback(g)
+
+
+def test_a_test_that_dies_only_on_a_mistake_still_catches_it(course_set, tmp_path):
+    """The other side: a test that ends its process only when the gradient is wrong tells the
+    wheats from the chaffs, so its death on a chaff still catches (every wheat's run finished)."""
+    (tmp_path / "test_elementwise.py").write_text(
+        "import os\nimport numpy as np\nimport minitorch as mt\n\n"
+        "def test_a_product():\n"
+        "    x = mt.Tensor(np.array([1.0, 2.0]), requires_grad=True)\n"
+        "    (x * x).backward(np.array([1.0, 3.0]))\n"
+        "    if not np.allclose(x.grad, [2.0, 12.0]):\n"
+        "        os._exit(3)\n")
+    g = examplar.grade_lab(tmp_path, LAB01, course_set, timeout=10)
+    assert g.valid == g.tests and not g.ended, g.to_dict()
+    assert g.kinds["every-input"][0] >= 1, g.to_dict()
+
+
 def test_the_time_limit_counts_cpu_time_not_a_loaded_machines_wait(course_set, tmp_path):
     """On a loaded machine a run waits for a core without spending CPU time: a test that spends
     little CPU but takes longer than the limit in wall time (here: a blocking wait) still
