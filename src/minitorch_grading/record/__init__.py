@@ -67,10 +67,10 @@ from minitorch_grading.record.submission import (
     say,
 )
 from minitorch_grading.record.worker_run import (
-    BUDGET,
     DIED,
     TASK_SECONDS,
     WALL,
+    WORKER_BUDGET,
     WorkerRun,
     refusals_in,
     run_worker,
@@ -78,7 +78,7 @@ from minitorch_grading.record.worker_run import (
 )
 
 __all__ = [
-    "BUDGET",
+    "WORKER_BUDGET",
     "Check",
     "DERIVATIVE_SUITES",
     "DIED",
@@ -132,7 +132,7 @@ def new_seed() -> int:
 
 
 def record_class(course_dir: Path, students: list[str] | None = None, seed: int | None = None,
-                 budget: float = BUDGET, skip: dict[str, set[str]] | None = None,
+                 budget: float = WORKER_BUDGET, skip: dict[str, set[str]] | None = None,
                  log=print, snapshots: dict[str, Path] | None = None,
                  unsafe: bool = False) -> tuple[int, list[Record], Path]:
     """Grade every learner of ``submitted/`` (or ``students``) for the record, in one call;

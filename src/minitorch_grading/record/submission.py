@@ -15,7 +15,7 @@ from minitorch_grading.record.answers import judge_answer
 from minitorch_grading.record.judging import judge_engine, judge_mlp, judge_task
 from minitorch_grading.record.planning import Plan
 from minitorch_grading.record.scan import scan, scan_notebooks
-from minitorch_grading.record.worker_run import BUDGET, WALL, WorkerRun, run_worker
+from minitorch_grading.record.worker_run import WALL, WORKER_BUDGET, WorkerRun, run_worker
 
 TEXT = {  # learner-facing feedback: English ids, shown in the course's language (i18n)
     "record-header": N_("Score of record (computed outside your kernel, seed {seed}; "
@@ -55,7 +55,7 @@ class Record:
 
 
 def grade_submission(folder: Path, student: str, plan_: Plan, wall: float = WALL,
-                     budget: float = BUDGET, unsafe: bool = False) -> Record:
+                     budget: float = WORKER_BUDGET, unsafe: bool = False) -> Record:
     """The record of one submission folder: the snapshot the class run took of
     submitted/<student>/<assignment>/ before any of its code ran (or that folder itself)."""
     rec = Record(student, plan_.seed)

@@ -22,7 +22,7 @@ from minitorch_grading.record.planning import MLP_SECONDS, Plan
 
 SRC = Path(__file__).resolve().parents[2]  # src/: the course-provided packages
 WALL = 180.0  # seconds a worker may take for a whole submission (the reference takes a few)
-BUDGET = 60.0  # seconds of the worker's own clock for all tasks; then the rest is not run
+WORKER_BUDGET = 60.0  # seconds of the worker's own clock for all its tasks; then the rest is not run
 TASK_SECONDS = 10.0  # one case (one engine row): an endless loop costs this once per row
 
 
@@ -84,7 +84,7 @@ DIED = "the worker gave no answer"
 
 
 def run_worker(tensor_file: Path, plan_: Plan, wall: float = WALL,
-               budget: float = BUDGET, unsafe: bool = False,
+               budget: float = WORKER_BUDGET, unsafe: bool = False,
                mlp_file: Path | None = None) -> WorkerRun:
     """Run the submission's tensor.py on every task in a guarded worker; its raw answers.
 
