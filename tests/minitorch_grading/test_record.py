@@ -551,6 +551,65 @@ def test_the_record_judges_the_engine_rows_as_the_notebook_does(name):
                         "not started" if name == "stub" else "fail"}, statuses
 
 
+def _planted_crash(name: str) -> tuple[str, str]:
+    """(tensor.py source, the row it breaks): the reference with a crash planted by hand, the
+    catalog's crash mistake, or the stub (not started)."""
+    source = REFERENCE.read_text("utf-8")
+    planted = {
+        "exp_backward_raises": ("exp", "return (g * out_data,)",
+                                "raise ValueError('planted: no derivative today')"),
+        "mul_forward_matmul": ("mul", 'return Tensor._make(a * b, (self, other), "mul"',
+                               'return Tensor._make(a @ b, (self, other), "mul"'),
+    }
+    if name in planted:
+        row, old, new = planted[name]
+        assert source.count(old) == 1, f"{row} moved: update the planted crash"
+        return source.replace(old, new), row
+    if name == "stub":
+        return (ROOT / "src" / "minitorch" / "tensor.py").read_text("utf-8"), "exp"
+    return mutants.BY_NAME[name].apply(source), mutants.BY_NAME[name].affects[0]
+
+
+@pytest.mark.parametrize("name", ["exp_backward_raises", "mul_forward_matmul",
+                                  "sum_backward_keepdims_lost", "stub"])
+def test_a_crash_in_an_op_is_classified_as_make_check_classifies_it(name, monkeypatch):
+    """ONE guard (``op_checks.guard``): the learner's exception, sent by the worker as data,
+    is classified by the record exactly as ``make check`` classifies it in process (status,
+    fact, diagnosis, rank and words), suite by suite and case by case, on the grading seed.
+    The worker's own code runs here, on the same module, through the pipe's encoding."""
+    import importlib
+
+    from minitorch_course import messages, op_checks
+    from minitorch_course.worker import main as worker
+
+    source, row = _planted_crash(name)
+    impl = runner.load_impl(source=source, name=f"planted_{name}")
+    monkeypatch.setattr(worker, "GRADCHECK", importlib.import_module("minitorch.gradcheck"))
+    op = BY_NAME[row]
+    plan = record.Plan(SEED, {})
+    checks = {"forward": op_checks.check_forward, "backward": op_checks.check_backward,
+              "gradcheck": op_checks.check_gradcheck}
+    statuses, compared = set(), 0
+    for case in op.all_cases:
+        plan.add(row, "fixed", case, op.inputs(case, SEED), case.gradcheck)
+        task = plan.tasks[-1]
+        sent = worker.decode(json.loads(json.dumps(worker.encode(task.job()))))
+        with runner.using(impl):
+            answer = worker.run_op(sent, impl)
+            answer = worker.decode(json.loads(json.dumps(worker.encode_results({"a": answer}))))
+            for suite, check in checks.items():
+                want = check(op, case, impl, SEED)
+                got = record.judge_task(task, answer["a"], (suite,))[suite]
+                assert got.to_dict() == want.to_dict(), (name, case.label, suite)
+                assert messages.block(got) == messages.block(want), (name, case.label, suite)
+                statuses.add((got.status, got.fact.id if got.fact else ""))
+                compared += 1
+    assert compared >= 3
+    # the test can fail: each planted source crashes (or is not started) somewhere
+    expected = ("not started", "not-started") if name == "stub" else ("fail", "crashed")
+    assert expected in statuses, statuses
+
+
 def test_a_worker_that_dies_costs_only_the_row_it_died_in(graded):
     # one worker for everything would lose every answer; the rows are run again one by one
     cells = _cells(graded, "dies_in_mul")

@@ -10,8 +10,6 @@ from minitorch_course import diagnosis, engine_checks, mlp_checks, op_checks, ru
 from minitorch_course.catalog import BY_NAME
 from minitorch_course.outcomes import (
     FAIL,
-    NOT_STARTED,
-    PASS,
     SKIP,
     CheckFailed,
     Diagnosis,
@@ -27,56 +25,110 @@ class _Raised(Exception):
     back), so the diagnosis can classify a crash as it does in the notebook."""
 
 
-def _surrogate(error: dict) -> tuple[BaseException, list]:
+def raised(error: dict) -> BaseException:
+    """The learner's exception as the worker sent it (its type's names, message, fields,
+    frames and raising function), raised again here as a ``StandIn`` of the nearest built-in
+    type: ``op_checks`` classifies it as it does an exception raised in the notebook."""
     import traceback as tb
 
     bases = set(error.get("bases", []))
     base = next((b for b in (RecursionError, NotImplementedError, IndexError, KeyError,
                              ValueError, TypeError, AttributeError, ZeroDivisionError)
                  if b.__name__ in bases), _Raised)
-    cls = type(str(error.get("type", "Error")), (base, StandIn), {})
+    cls = type(str(error.get("type", "Error")), (base, StandIn),
+               {"__module__": str(error.get("module") or __name__)})  # builtins: NumPy's
     err = cls(error.get("message", ""))
     for name, value in (error.get("fields") or {}).items():
         try:
             setattr(err, name, value)
         except AttributeError:
             continue
-    frames = [tb.FrameSummary(str(f["file"]), int(f["line"] or 0), str(f["function"]),
-                              line=str(f["code"])) for f in error.get("frames", [])]
-    err.frames, err.function = frames, str(error.get("function") or "")
-    return err, frames
+    err.frames = [tb.FrameSummary(str(f["file"]), int(f["line"] or 0), str(f["function"]),
+                                  line=str(f["code"])) for f in error.get("frames", [])]
+    err.function = str(error.get("function") or "")
+    return err
 
 
-def _crashed(op, task: Task, suite: str, error: dict) -> Outcome:
-    if error.get("not_started"):
-        return Outcome(op.name, suite, NOT_STARTED, task.case.label,
-                       Fact("not-started", {"message": error.get("message", "")}))
-    err, frames = _surrogate(error)
+NO_ANSWER = {"type": "NoAnswer", "message": "the worker gave no answer for this case",
+             "stage": "forward", "frames": []}
+STAGES = ("forward", "backward", "gradcheck")  # the worker's, in the order it runs them
+
+
+def judge_task(task: Task, answer: dict | None, suites: tuple[str, ...]) -> dict[str, Outcome]:
+    """The outcome of each suite for one task, from the learner's answer (or its absence),
+    through THE guard of the in-process checks (``op_checks.guard``): the same statuses,
+    facts, diagnoses and ranks as ``make check`` gives on the same case."""
+    op = BY_NAME[task.row]
+    if task.error:  # torch could not run it: nobody is marked down for it
+        return {s: Outcome(op.name, s, SKIP, task.case.label) for s in suites}
+    answer = answer if answer is not None else {"error": NO_ANSWER}
+    found: dict[str, Outcome] = {}
+    for suite in suites:
+        if suite == "gradcheck" and not task.gradcheck:
+            found[suite] = Outcome(op.name, suite, SKIP, task.case.label,
+                                   Fact("gradcheck-skipped", {"case": task.case.label}))
+            continue
+        found[suite] = op_checks.guard(
+            op.name, suite, task.case.label, lambda suite=suite: _replay(op, task, answer, suite),
+            op=op, case=task.case, size=op_checks._size(task.arrays), arrays=task.arrays)
+    return found
+
+
+def _replay(op, task: Task, answer: dict, suite: str) -> None:
+    """One suite's check of ``task`` on the worker's answer, step by step as ``op_checks``
+    runs it in a kernel: the learner's exception is raised again at the step it stopped
+    (``op_checks.crashed`` makes a crash a diagnosed failure; a NotImplementedError goes to
+    the guard: not started), then the same comparisons on the answer's arrays. An answer of
+    the wrong kind (forged) fails as a crash without diagnosis."""
+    error = answer.get("error")
+    stopped = (STAGES.index(error.get("stage")) if error.get("stage") in STAGES else 0) \
+        if error else len(STAGES)
     try:
-        d = diagnosis.explain_crash(op, err, frames, case=task.case, inputs=task.arrays,
-                                    stage=error.get("stage", ""))
-    except Exception:  # noqa: BLE001 - the surrogate lacks something: a plain crash
-        d = Diagnosis("crash", "", {"error": error.get("type"), "message": error.get("message")})
-    return Outcome(op.name, suite, FAIL, task.case.label, Fact("crashed", {
-        "row": op.name, "stage": error.get("stage", ""), "case": task.case.label,
-        "error": error.get("type", ""), "shapes": [np.shape(a) for a in task.arrays]}), d,
-        op_checks._size(task.arrays))
-
-
-def _judge(body, op, task: Task, suite: str) -> Outcome:
-    size = op_checks._size(task.arrays)
-    try:
-        with op_checks.quiet():
-            body()
-    except CheckFailed as err:
-        return Outcome(op.name, suite, FAIL, task.case.label, err.fact, err.diagnosis, size,
-                       op_checks._rank(err.diagnosis, task.arrays))
+        if suite == "gradcheck":  # in a kernel gradcheck runs forward and backward itself
+            if stopped <= STAGES.index("gradcheck"):
+                _learners(op, task, error, "gradcheck")
+            _judge_gradcheck(op, task, answer.get("gradcheck"))
+            return
+        if stopped == STAGES.index("forward"):
+            _learners(op, task, error, "forward")
+        got = _as_array(answer.get("out"), "the output")
+        if got is None:
+            raise TypeError("no output")
+        op_checks.compare_forward(op, task.case, task.arrays, got, task.want_out)
+        if suite == "forward":
+            return
+        with op_checks.constant_operands(op, task.case):
+            if stopped == STAGES.index("backward"):
+                _learners(op, task, error, "backward")
+            grads = answer.get("grads")
+            if not isinstance(grads, list) or len(grads) != len(task.arrays):
+                raise TypeError("gradients missing")
+            grads = [_as_array(g, "a gradient") for g in grads]
+            op_checks.compare_backward(op, task.case, task.arrays, grads, task.want_grads,
+                                       task.upstream, task.want_out)
+    except (CheckFailed, NotImplementedError):
+        raise
     except Exception as err:  # noqa: BLE001 - an answer of the wrong kind (a forged one)
-        return Outcome(op.name, suite, FAIL, task.case.label,
-                       Fact("crashed", {"row": op.name, "stage": suite, "case": task.case.label,
-                                        "error": type(err).__name__, "shapes": []}),
-                       Diagnosis("crash"), size)
-    return Outcome(op.name, suite, PASS, task.case.label, size=size)
+        raise CheckFailed(Fact("crashed", {"row": op.name, "stage": suite,
+                                           "case": task.case.label,
+                                           "error": type(err).__name__, "shapes": []}),
+                          Diagnosis("crash")) from None
+
+
+def _learners(op, task: Task, error: dict, stage: str) -> None:
+    """Raise the learner's exception (``error``, from the worker) as ``op_checks`` raises one
+    caught at ``stage`` in a kernel."""
+    err = raised(error)
+    if isinstance(err, NotImplementedError):
+        raise err
+    try:
+        failed = op_checks.crashed(op, task.case, task.arrays, err, stage)
+    except Exception:  # noqa: BLE001 - the stand-in lacks something: a plain crash
+        failed = CheckFailed(Fact("crashed", {
+            "row": op.name, "stage": stage, "case": task.case.label,
+            "error": error.get("type", ""), "shapes": [np.shape(a) for a in task.arrays]}),
+            Diagnosis("crash", "", {"error": error.get("type"), "message": error.get("message")}))
+    raise failed
 
 
 def _as_array(value, name: str):
@@ -85,53 +137,6 @@ def _as_array(value, name: str):
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{name} is not an array")
     return value
-
-
-def judge_task(task: Task, answer: dict | None, suites: tuple[str, ...]) -> dict[str, Outcome]:
-    """The outcome of each suite for one task, from the learner's answer (or its absence)."""
-    op = BY_NAME[task.row]
-    found: dict[str, Outcome] = {}
-    if task.error:  # torch could not run it: nobody is marked down for it
-        return {s: Outcome(op.name, s, SKIP, task.case.label) for s in suites}
-    if answer is None:
-        missing = {"type": "NoAnswer", "message": "the worker gave no answer for this case",
-                   "stage": "forward", "frames": []}
-        return {s: _crashed(op, task, s, missing) for s in suites}
-    error = answer.get("error")
-    stage_order = {"forward": 0, "backward": 1, "gradcheck": 2}
-    failed_at = stage_order.get(error.get("stage"), 0) if error else 99
-    for suite in suites:
-        need = {"forward": 0, "backward": 1, "broadcast": 1, "gradcheck": 2}[suite]
-        if suite == "gradcheck" and not task.gradcheck:
-            found[suite] = Outcome(op.name, suite, SKIP, task.case.label,
-                                   Fact("gradcheck-skipped", {"case": task.case.label}))
-            continue
-        if error and failed_at <= need:
-            found[suite] = _crashed(op, task, suite, error)
-            continue
-        if suite == "forward":
-            def body():
-                got = _as_array(answer.get("out"), "the output")
-                if got is None:
-                    raise TypeError("no output")
-                op_checks.compare_forward(op, task.case, task.arrays, got, task.want_out)
-        elif suite in ("backward", "broadcast"):
-            def body():
-                got = _as_array(answer.get("out"), "the output")
-                if got is None:
-                    raise TypeError("no output")
-                op_checks.compare_forward(op, task.case, task.arrays, got, task.want_out)
-                grads = answer.get("grads")
-                if not isinstance(grads, list) or len(grads) != len(task.arrays):
-                    raise TypeError("gradients missing")
-                grads = [_as_array(g, "a gradient") for g in grads]
-                op_checks.compare_backward(op, task.case, task.arrays, grads,
-                                           task.want_grads, task.upstream, task.want_out)
-        else:
-            def body():
-                _judge_gradcheck(op, task, answer.get("gradcheck"))
-        found[suite] = _judge(body, op, task, suite)
-    return found
 
 
 def _judge_gradcheck(op, task: Task, data) -> None:
@@ -179,7 +184,7 @@ def judge_engine(row: str, cases: list[engine_checks.EngineCase], answer) -> Out
                       "stage": "engine", "frames": []}}
         observed = engine_checks.Seen(got.get("observed") or {})
         if got.get("error"):
-            observed.error, _ = _surrogate(got["error"])
+            observed.error = raised(got["error"])
         seen.append(observed)
     return runner.judge_engine_row(row, cases, seen)
 
