@@ -610,6 +610,29 @@ def test_a_crash_in_an_op_is_classified_as_make_check_classifies_it(name, monkey
     assert expected in statuses, statuses
 
 
+def test_what_the_record_says_on_its_own_is_worded():
+    """The outcomes the record builds without the learner's exception (no answer for a case
+    or an engine row, an answer of the wrong kind) are failures whose fact and diagnosis the
+    course can put in words, in both languages, naming the row."""
+    from minitorch_course import engine_checks, i18n, messages
+
+    op = BY_NAME["exp"]
+    plan = record.Plan(SEED, {})
+    case = next(c for c in op.all_cases if c.gradcheck)
+    plan.add("exp", "fixed", case, op.inputs(case, SEED), True)
+    task = plan.tasks[-1]
+    outcomes = [*record.judge_task(task, None, ("forward", "backward", "gradcheck")).values(),
+                *record.judge_task(task, {"out": "forged", "grads": 3, "gradcheck": []},
+                                   ("forward", "backward", "gradcheck")).values(),
+                record.judge_engine("backward", engine_checks.cases("backward", SEED), None)]
+    for lang in ("en", "es"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv(i18n.ENV, lang)
+            for outcome in outcomes:
+                assert outcome.status == "fail", outcome
+                assert outcome.row in messages.block(outcome), outcome
+
+
 def test_a_worker_that_dies_costs_only_the_row_it_died_in(graded):
     # one worker for everything would lose every answer; the rows are run again one by one
     cells = _cells(graded, "dies_in_mul")

@@ -175,8 +175,9 @@ def judge_engine(row: str, cases: list[engine_checks.EngineCase], answer) -> Out
     (data), handed to the case's own judge, as the notebook does (``runner.judge_engine_row``:
     the same facts and diagnoses); the learner's exception comes back as a stand-in."""
     if not isinstance(answer, list) or not answer:
-        return Outcome(row, "engine", FAIL, "", Fact("crashed", {"error": "NoAnswer"}),
-                       Diagnosis("crash"))
+        return Outcome(row, "engine", FAIL, "", Fact("crashed", {
+            "row": row, "stage": "engine", "case": "", "error": "NoAnswer", "shapes": []}),
+            Diagnosis("crash"))
     seen = []
     for case, got in zip(cases, answer + [None] * len(cases), strict=False):
         got = got if isinstance(got, dict) and got.get("name") == case.name else {
