@@ -330,14 +330,19 @@ def _gradcheck(op: Op, case: Case, arrays, impl: ModuleType, seed: int = 0) -> N
         raise
     except Exception as err:
         raise crashed(op, case, arrays, err, "gradcheck", impl) from None
-    if result.passed:
-        return
+    if not result.passed:
+        raise gradcheck_failed(op, case, arrays, result)
+
+
+def gradcheck_failed(op: Op, case: Case, arrays, result) -> CheckFailed:
+    """A failed ``minitorch.gradcheck`` result (computed here, or by ``gradcheck.compare`` on
+    the grading worker's data) as a CheckFailed: its fact and diagnosis."""
     i = result.failing_input if result.failing_input is not None else 0
     got = None if result.missing_grad else result.analytical[i]
     d = diagnosis.explain_gradient(op, case, i, arrays[i], got, result.numerical[i],
                                    inputs=arrays, upstream=result.upstream, rtol=1e-4, atol=1e-6,
                                    wants=list(result.numerical), oracle=oracle(op, case))
-    raise CheckFailed(_gradcheck_fact(op, case, arrays, result), d)
+    return CheckFailed(_gradcheck_fact(op, case, arrays, result), d)
 
 
 def _gradcheck_fact(op: Op, case: Case, arrays, result) -> Fact:

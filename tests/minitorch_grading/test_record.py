@@ -570,13 +570,18 @@ def _planted_crash(name: str) -> tuple[str, str]:
     return mutants.BY_NAME[name].apply(source), mutants.BY_NAME[name].affects[0]
 
 
-@pytest.mark.parametrize("name", ["exp_backward_raises", "mul_forward_matmul",
-                                  "sum_backward_keepdims_lost", "stub"])
-def test_a_crash_in_an_op_is_classified_as_make_check_classifies_it(name, monkeypatch):
+@pytest.mark.parametrize("name, expected", [
+    ("exp_backward_raises", ("fail", "crashed")), ("mul_forward_matmul", ("fail", "crashed")),
+    ("sum_backward_keepdims_lost", ("fail", "crashed")), ("stub", ("not started", "not-started")),
+    ("tanh_derivative_sign", ("fail", "gradcheck-values")),
+    ("mul_forgets_second_parent", ("fail", "gradcheck-none"))])
+def test_a_crash_in_an_op_is_classified_as_make_check_classifies_it(name, expected, monkeypatch):
     """ONE guard (``op_checks.guard``): the learner's exception, sent by the worker as data,
     is classified by the record exactly as ``make check`` classifies it in process (status,
-    fact, diagnosis, rank and words), suite by suite and case by case, on the grading seed.
-    The worker's own code runs here, on the same module, through the pipe's encoding."""
+    fact, diagnosis, rank and words), suite by suite and case by case, on the grading seed;
+    and gradcheck's failures (``gradcheck.compare`` on the worker's gradients) have make
+    check's facts. The worker's own code runs here, on the same module, through the pipe's
+    encoding."""
     import importlib
 
     from minitorch_course import messages, op_checks
@@ -605,8 +610,7 @@ def test_a_crash_in_an_op_is_classified_as_make_check_classifies_it(name, monkey
                 statuses.add((got.status, got.fact.id if got.fact else ""))
                 compared += 1
     assert compared >= 3
-    # the test can fail: each planted source crashes (or is not started) somewhere
-    expected = ("not started", "not-started") if name == "stub" else ("fail", "crashed")
+    # the test can fail: each planted source crashes, is not started or fails gradcheck
     assert expected in statuses, statuses
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitorch.gradcheck import DEFAULT_ATOL, tolerance
+from minitorch.gradcheck import DEFAULT_ATOL, compare, tolerance
 from minitorch_course import diagnosis, engine_checks, mlp_checks, op_checks, runner
 from minitorch_course.catalog import BY_NAME
 from minitorch_course.outcomes import (
@@ -140,34 +140,33 @@ def _as_array(value, name: str):
 
 
 def _judge_gradcheck(op, task: Task, data) -> None:
-    """minitorch.gradcheck's rule (|analytical - numerical| <= atol + rtol|numerical|), and the
-    analytical gradient against torch's for the same upstream, both here."""
+    """minitorch.gradcheck's verdict (``gradcheck.compare``: the rule, fact and diagnosis of
+    ``make check``'s gradcheck) on the worker's analytical and numerical gradients, then the
+    analytical gradient against torch's for the same upstream (what central differences
+    alone cannot catch), both here."""
     if not isinstance(data, dict):
         raise TypeError("no gradcheck data")
     analytical, numerical = data.get("analytical"), data.get("numerical")
     if not isinstance(analytical, list) or not isinstance(numerical, list) \
             or len(analytical) != len(task.arrays) or len(numerical) != len(task.arrays):
         raise TypeError("gradcheck data of the wrong form")
+    analytical = [_as_array(a, "an analytical gradient") for a in analytical]
+    numerical = [_as_array(n, "a numerical gradient") for n in numerical]
+    if any(n is None or n.shape != x.shape for n, x in zip(numerical, task.arrays)):
+        raise TypeError("numerical gradient of the wrong shape")
+    result = compare(op.name, task.arrays, analytical, numerical, task.gc_upstream,
+                               raise_exception=False)
+    if not result.passed:
+        raise op_checks.gradcheck_failed(op, task.case, task.arrays, result)
     for i, (x, a, n, t) in enumerate(zip(task.arrays, analytical, numerical, task.gc_want)):
-        n = _as_array(n, "a numerical gradient")
-        a = _as_array(a, "an analytical gradient")
-        if n is None or n.shape != x.shape:
-            raise TypeError("numerical gradient of the wrong shape")
-        if a is None:
-            if np.all(np.abs(n) <= DEFAULT_ATOL) and (t is None or np.all(np.abs(t) <= DEFAULT_ATOL)):
-                continue
-        ok = a is not None and a.shape == x.shape
-        if ok:
-            ok = bool(np.all(np.abs(a - n) <= tolerance(n)))
-        if ok and t is not None:
-            ok = bool(np.all(np.abs(a - t) <= tolerance(t)))
-        if not ok:
-            d = diagnosis.explain_gradient(op, task.case, i, x, a, n, inputs=task.arrays,
-                                           upstream=task.gc_upstream, rtol=1e-4, atol=1e-6,
-                                           wants=list(numerical),
-                                           oracle=op_checks.oracle(op, task.case))
-            raise CheckFailed(Fact("gradcheck-failed", {
-                "row": op.name, "case": task.case.label, "index": i}), d)
+        if t is None or (np.all(np.abs(t) <= DEFAULT_ATOL) if a is None
+                         else np.all(np.abs(a - t) <= tolerance(t))):
+            continue
+        d = diagnosis.explain_gradient(op, task.case, i, x, a, n, inputs=task.arrays,
+                                       upstream=task.gc_upstream, rtol=1e-4, atol=1e-6,
+                                       wants=numerical, oracle=op_checks.oracle(op, task.case))
+        raise CheckFailed(Fact("gradcheck-failed", {
+            "row": op.name, "case": task.case.label, "index": i}), d)
 
 
 def judge_engine(row: str, cases: list[engine_checks.EngineCase], answer) -> Outcome:
