@@ -34,7 +34,7 @@ import pytest
 
 from minitorch_authoring import mutants
 from minitorch_authoring.repository import REFERENCE, ROOT
-from minitorch_course import runner
+from minitorch_course import mlp_checks, runner
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME
 from minitorch_course.catalog import MLP_CELLS as MLP_CELL_BY_CHECK
 from minitorch_course.catalog import MY_TESTS_CELLS as MY_TESTS_CELL_BY_LAB
@@ -504,9 +504,9 @@ def test_the_worker_holds_no_mlp_curve(tmp_path):
     mlp.py is the submission's (or none at all)."""
     (tmp_path / "w").mkdir()
     folder = record.worker_folder(REFERENCE, tmp_path / "w")
-    assert not list(folder.rglob(record.mlp_checks.CURVE_PATH.name))
+    assert not list(folder.rglob(mlp_checks.CURVE_PATH.name))
     assert not (folder / "minitorch" / "mlp.py").exists()
-    curves = record.mlp_checks.expected_curves()
+    curves = mlp_checks.expected_curves()
     task = record.mlp_task("loss_curve", SEED, curves)
     assert set(task["data"]) == {"params0", "X", "y", "batches", "lr", "steps"}  # inputs only
     accuracy = record.mlp_task("accuracy", SEED, curves)["data"]
