@@ -81,9 +81,9 @@ def _replay(op, task: Task, answer: dict, suite: str) -> None:
     the guard: not started), then the same comparisons on the answer's arrays. An answer of
     the wrong kind (forged) fails as a crash without diagnosis."""
     error = answer.get("error")
-    stopped = (STAGES.index(error.get("stage")) if error.get("stage") in STAGES else 0) \
-        if error else len(STAGES)
     try:
+        stopped = (STAGES.index(error.get("stage")) if error.get("stage") in STAGES else 0) \
+            if error else len(STAGES)
         if suite == "gradcheck":  # in a kernel gradcheck runs forward and backward itself
             if stopped <= STAGES.index("gradcheck"):
                 _learners(op, task, error, "gradcheck")
