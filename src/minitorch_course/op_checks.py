@@ -118,11 +118,13 @@ def quiet() -> Iterator[None]:
         yield
 
 
-def _crash(op: Op, case: Case, arrays, err: Exception, stage: str,
-           impl: ModuleType | None = None) -> CheckFailed:
-    """A crash of the implementation as a CheckFailed with its diagnosis."""
-    d = diagnosis.explain_crash(op, err, traceback.extract_tb(err.__traceback__), case=case,
-                                inputs=arrays, stage=stage, impl=impl)
+def crashed(op: Op, case: Case, arrays, err: Exception, stage: str,
+            impl: ModuleType | None = None) -> CheckFailed:
+    """A crash of the implementation as a CheckFailed with its diagnosis: raised here, or in
+    the grading worker (``err`` a ``StandIn``: its frames came back, the scores of record
+    classify it with this same function)."""
+    d = diagnosis.explain_crash(op, err, _frames(err), case=case, inputs=arrays, stage=stage,
+                                impl=impl)
     return CheckFailed(Fact("crashed", {"row": op.name, "stage": stage, "case": case.label,
                                          "error": type(err).__name__,
                                          "shapes": [np.shape(a) for a in arrays]}), d)
@@ -210,7 +212,7 @@ def _run(op: Op, case: Case, arrays, upstream, impl: ModuleType, stage: str):
     except (NotImplementedError, CheckFailed):
         raise
     except Exception as err:
-        raise _crash(op, case, arrays, err, stage, impl) from None
+        raise crashed(op, case, arrays, err, stage, impl) from None
 
 
 # ---------------------------------------------------------------- the suites
@@ -255,17 +257,25 @@ def check_backward(op: Op, case: Case, impl: ModuleType | None = None, seed: int
         upstream = upstream_for(want_out.shape, seed + 1)
         _, want = run_torch(op, case, arrays, upstream)
         compare_forward(op, case, arrays, got_out, want_out)  # a wrong forward is no backward bug
-        try:
+        with constant_operands(op, case):
             _, got = _run(op, case, arrays, upstream, impl, "backward")
             compare_backward(op, case, arrays, got, want, upstream, want_out)
-        except CheckFailed as err:
-            if case.constant and (err.diagnosis is None or err.diagnosis.id not in (
-                    "constant-operand", "constant-got-grad")):
-                err.diagnosis = diagnosis.explain_constant(op, case, err.fact.params.get(
-                    "index", 0), "constant-operand", err.diagnosis)
-            raise
 
     return _guard(op, suite, case, body, _size(arrays), arrays)
+
+
+@contextmanager
+def constant_operands(op: Op, case: Case) -> Iterator[None]:
+    """A backward that failed on a case with constant operands (``requires_grad=False``) is
+    explained by them first (the check in process and the scores of record alike)."""
+    try:
+        yield
+    except CheckFailed as err:
+        if case.constant and (err.diagnosis is None or err.diagnosis.id not in (
+                "constant-operand", "constant-got-grad")):
+            err.diagnosis = diagnosis.explain_constant(op, case, err.fact.params.get(
+                "index", 0), "constant-operand", err.diagnosis)
+        raise
 
 
 def oracle(op: Op, case: Case):
@@ -319,15 +329,20 @@ def _gradcheck(op: Op, case: Case, arrays, impl: ModuleType, seed: int = 0) -> N
     except NotImplementedError:
         raise
     except Exception as err:
-        raise _crash(op, case, arrays, err, "gradcheck", impl) from None
-    if result.passed:
-        return
+        raise crashed(op, case, arrays, err, "gradcheck", impl) from None
+    if not result.passed:
+        raise gradcheck_failed(op, case, arrays, result)
+
+
+def gradcheck_failed(op: Op, case: Case, arrays, result) -> CheckFailed:
+    """A failed ``minitorch.gradcheck`` result (computed here, or by ``gradcheck.compare`` on
+    the grading worker's data) as a CheckFailed: its fact and diagnosis."""
     i = result.failing_input if result.failing_input is not None else 0
     got = None if result.missing_grad else result.analytical[i]
     d = diagnosis.explain_gradient(op, case, i, arrays[i], got, result.numerical[i],
                                    inputs=arrays, upstream=result.upstream, rtol=1e-4, atol=1e-6,
                                    wants=list(result.numerical), oracle=oracle(op, case))
-    raise CheckFailed(_gradcheck_fact(op, case, arrays, result), d)
+    return CheckFailed(_gradcheck_fact(op, case, arrays, result), d)
 
 
 def _gradcheck_fact(op: Op, case: Case, arrays, result) -> Fact:

@@ -64,7 +64,7 @@ from pathlib import Path
 from minitorch_grading import course, nbgrader_job, progress, sandbox
 from minitorch_grading.job import Job, SubmissionTooLarge, snapshot
 
-BUDGET = 60.0  # seconds per submission (all its notebooks): see nbgrader_ext.BudgetedExecute
+BUDGET = course.NOTEBOOK_BUDGET  # --budget's default (seconds per submission): course owns it
 NO_BUDGET = 0.0  # --budget 0: no budget (only the per-cell Execute.timeout)
 QUIZ = "07-quiz"
 QUIZ_PASS = 0.70  # the quiz is passed with 70 % of its points

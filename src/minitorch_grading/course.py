@@ -90,7 +90,10 @@ GRADED_FILES = (GRADED_FILE, MLP_FILE)  # the learner's code autograde takes fro
 LEARNER_TESTS = tuple(f"{examplar.FOLDER}/{name}" for name in examplar.ALL_FILES)
 LEARNER_FILES = (*GRADED_FILES, *LEARNER_TESTS)  # every exact path in exclude_overwriting
 CELL_TIMEOUT = 600  # seconds per cell; the slowest graded cell takes a few seconds
-BUDGET = 60  # seconds per submission, all its notebooks: wall time to its deadline, kernels' CPU
+# The notebooks' time budget per submission, all its notebooks (nbgrader_ext.BudgetedExecute:
+# wall time to its deadline, then the kernels' CPU): the class run's --budget default and
+# nbgrader_config.py's. Not the scores of record's worker (record.WORKER_BUDGET).
+NOTEBOOK_BUDGET = 60.0
 
 # What a learner receives in a class release (source/fase08/ -> release/fase08/): the lab
 # notebooks (solutions and hidden tests stripped by nbgrader), the packages that ship, whole
@@ -152,7 +155,7 @@ c.Autograde.sanitize_preprocessors = nbgrader_ext.autograde_sanitize_preprocesso
 # One time budget per submission, all its notebooks together (`classrun autograde --budget`):
 # Execute.timeout alone is per cell, and a looping op would cost it once per graded cell.
 c.Autograde.autograde_preprocessors = nbgrader_ext.autograde_preprocessors()
-c.BudgetedExecute.budget = {BUDGET}  # wall seconds to the deadline, then CPU seconds of the kernels
+c.BudgetedExecute.budget = {NOTEBOOK_BUDGET:g}  # wall seconds to the deadline, then CPU seconds of the kernels
 c.BudgetedExecute.wall_factor = 3  # and at most 3 x budget of wall time
 c.GenerateFeedback.preprocessors = nbgrader_ext.feedback_preprocessors()
 '''

@@ -194,7 +194,7 @@ def grade_job(kit: Kit, task: Task) -> JobResult:
                 plan_ = _plan(task)  # waits for it the first time (share_plan)
                 start = time.monotonic()
                 rec = record.grade_submission(ctx.taken[task.student], task.student, plan_,
-                                              record.WALL, record.BUDGET, task.unsafe)
+                                              record.WALL, record.WORKER_BUDGET, task.unsafe)
                 record.write_record(staging, rec, out.manual)
                 took = time.monotonic() - start
                 out.parts["record"] = round(took - rec.tests_seconds, 1)

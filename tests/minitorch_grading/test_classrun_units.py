@@ -21,7 +21,7 @@ def test_the_exchange_defaults_to_the_course_directory(tmp_path):
     config = _config(tmp_path / "course")
     assert config.Exchange.root == str(tmp_path / "course" / "exchange")
     assert config.CourseDirectory.course_id == course.COURSE_ID
-    assert config.BudgetedExecute.budget == course.BUDGET
+    assert config.BudgetedExecute.budget == course.NOTEBOOK_BUDGET
 
 
 def test_the_exchange_can_be_given(tmp_path, capsys):

@@ -34,7 +34,7 @@ import pytest
 
 from minitorch_authoring import mutants
 from minitorch_authoring.repository import REFERENCE, ROOT
-from minitorch_course import runner
+from minitorch_course import mlp_checks, runner
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME
 from minitorch_course.catalog import MLP_CELLS as MLP_CELL_BY_CHECK
 from minitorch_course.catalog import MY_TESTS_CELLS as MY_TESTS_CELL_BY_LAB
@@ -504,9 +504,9 @@ def test_the_worker_holds_no_mlp_curve(tmp_path):
     mlp.py is the submission's (or none at all)."""
     (tmp_path / "w").mkdir()
     folder = record.worker_folder(REFERENCE, tmp_path / "w")
-    assert not list(folder.rglob(record.mlp_checks.CURVE_PATH.name))
+    assert not list(folder.rglob(mlp_checks.CURVE_PATH.name))
     assert not (folder / "minitorch" / "mlp.py").exists()
-    curves = record.mlp_checks.expected_curves()
+    curves = mlp_checks.expected_curves()
     task = record.mlp_task("loss_curve", SEED, curves)
     assert set(task["data"]) == {"params0", "X", "y", "batches", "lr", "steps"}  # inputs only
     accuracy = record.mlp_task("accuracy", SEED, curves)["data"]
@@ -549,6 +549,92 @@ def test_the_record_judges_the_engine_rows_as_the_notebook_does(name):
         statuses.add(got.status)
     assert statuses == {"pass" if name == "reference" else
                         "not started" if name == "stub" else "fail"}, statuses
+
+
+def _planted_crash(name: str) -> tuple[str, str]:
+    """(tensor.py source, the row it breaks): the reference with a crash planted by hand, the
+    catalog's crash mistake, or the stub (not started)."""
+    source = REFERENCE.read_text("utf-8")
+    planted = {
+        "exp_backward_raises": ("exp", "return (g * out_data,)",
+                                "raise ValueError('planted: no derivative today')"),
+        "mul_forward_matmul": ("mul", 'return Tensor._make(a * b, (self, other), "mul"',
+                               'return Tensor._make(a @ b, (self, other), "mul"'),
+    }
+    if name in planted:
+        row, old, new = planted[name]
+        assert source.count(old) == 1, f"{row} moved: update the planted crash"
+        return source.replace(old, new), row
+    if name == "stub":
+        return (ROOT / "src" / "minitorch" / "tensor.py").read_text("utf-8"), "exp"
+    return mutants.BY_NAME[name].apply(source), mutants.BY_NAME[name].affects[0]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("exp_backward_raises", ("fail", "crashed")), ("mul_forward_matmul", ("fail", "crashed")),
+    ("sum_backward_keepdims_lost", ("fail", "crashed")), ("stub", ("not started", "not-started")),
+    ("tanh_derivative_sign", ("fail", "gradcheck-values")),
+    ("mul_forgets_second_parent", ("fail", "gradcheck-none"))])
+def test_a_crash_in_an_op_is_classified_as_make_check_classifies_it(name, expected, monkeypatch):
+    """ONE guard (``op_checks.guard``): the learner's exception, sent by the worker as data,
+    is classified by the record exactly as ``make check`` classifies it in process (status,
+    fact, diagnosis, rank and words), suite by suite and case by case, on the grading seed;
+    and gradcheck's failures (``gradcheck.compare`` on the worker's gradients) have make
+    check's facts. The worker's own code runs here, on the same module, through the pipe's
+    encoding."""
+    import importlib
+
+    from minitorch_course import messages, op_checks
+    from minitorch_course.worker import main as worker
+
+    source, row = _planted_crash(name)
+    impl = runner.load_impl(source=source, name=f"planted_{name}")
+    monkeypatch.setattr(worker, "GRADCHECK", importlib.import_module("minitorch.gradcheck"))
+    op = BY_NAME[row]
+    plan = record.Plan(SEED, {})
+    checks = {"forward": op_checks.check_forward, "backward": op_checks.check_backward,
+              "gradcheck": op_checks.check_gradcheck}
+    statuses, compared = set(), 0
+    for case in op.all_cases:
+        plan.add(row, "fixed", case, op.inputs(case, SEED), case.gradcheck)
+        task = plan.tasks[-1]
+        sent = worker.decode(json.loads(json.dumps(worker.encode(task.job()))))
+        with runner.using(impl):
+            answer = worker.run_op(sent, impl)
+            answer = worker.decode(json.loads(json.dumps(worker.encode_results({"a": answer}))))
+            for suite, check in checks.items():
+                want = check(op, case, impl, SEED)
+                got = record.judge_task(task, answer["a"], (suite,))[suite]
+                assert got.to_dict() == want.to_dict(), (name, case.label, suite)
+                assert messages.block(got) == messages.block(want), (name, case.label, suite)
+                statuses.add((got.status, got.fact.id if got.fact else ""))
+                compared += 1
+    assert compared >= 3
+    # the test can fail: each planted source crashes, is not started or fails gradcheck
+    assert expected in statuses, statuses
+
+
+def test_what_the_record_says_on_its_own_is_worded():
+    """The outcomes the record builds without the learner's exception (no answer for a case
+    or an engine row, an answer of the wrong kind) are failures whose fact and diagnosis the
+    course can put in words, in both languages, naming the row."""
+    from minitorch_course import engine_checks, i18n, messages
+
+    op = BY_NAME["exp"]
+    plan = record.Plan(SEED, {})
+    case = next(c for c in op.all_cases if c.gradcheck)
+    plan.add("exp", "fixed", case, op.inputs(case, SEED), True)
+    task = plan.tasks[-1]
+    outcomes = [*record.judge_task(task, None, ("forward", "backward", "gradcheck")).values(),
+                *record.judge_task(task, {"out": "forged", "grads": 3, "gradcheck": []},
+                                   ("forward", "backward", "gradcheck")).values(),
+                record.judge_engine("backward", engine_checks.cases("backward", SEED), None)]
+    for lang in ("en", "es"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv(i18n.ENV, lang)
+            for outcome in outcomes:
+                assert outcome.status == "fail", outcome
+                assert outcome.row in messages.block(outcome), outcome
 
 
 def test_a_worker_that_dies_costs_only_the_row_it_died_in(graded):

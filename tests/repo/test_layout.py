@@ -187,3 +187,30 @@ def test_every_planted_mistake_belongs_to_a_row_and_names_real_rows():
         assert mistake_id in mistakes, mistake_id
         assert set(plant.affects) <= rows, mistake_id
         assert plant.what, mistake_id
+
+
+GUARD = "minitorch_course.op_checks"  # THE run-and-classify guard (op_checks.guard, .crashed)
+
+
+def _crash_classifiers(trees: dict[str, ast.Module]) -> list[str]:
+    """Modules that classify a crash themselves (a call of ``diagnosis.explain_crash``
+    outside the guard's module): a second owner of what a crash means."""
+    return sorted(f"{name}:{node.lineno}" for name, tree in trees.items()
+                  if name not in (GUARD, "minitorch_course.diagnosis")
+                  for node in ast.walk(tree) if isinstance(node, ast.Call)
+                  and (getattr(node.func, "attr", None) or getattr(node.func, "id", None))
+                  == "explain_crash")
+
+
+def test_one_guard_classifies_every_crash():
+    """The notebook, make check and the scores of record classify the learner's exceptions
+    through ``op_checks`` alone (the record raises the worker's exception again there)."""
+    found = _crash_classifiers(TREES)
+    assert not found, found
+
+
+def test_the_guard_check_sees_a_second_classifier():
+    planted = {"minitorch_grading.record.planted": ast.parse(
+        "from minitorch_course import diagnosis\n"
+        "d = diagnosis.explain_crash(None, ValueError('x'))\n")}
+    assert _crash_classifiers({**TREES, **planted}) == ["minitorch_grading.record.planted:2"]

@@ -243,7 +243,9 @@ def _error(err: BaseException, stage: str) -> dict:
               for f in traceback.extract_tb(err.__traceback__)]
     fields = {}
     for name in ("op", "index", "grad_shape", "expected", "shapes"):
-        v = getattr(err, name, None)
+        if not hasattr(err, name):  # the classification asks whether a field exists
+            continue
+        v = getattr(err, name)
         try:
             fields[name] = encode(v)
         except TypeError:
@@ -252,7 +254,8 @@ def _error(err: BaseException, stage: str) -> dict:
     tb = err.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    return {"type": type(err).__name__, "bases": names, "message": str(err)[:2000],
+    return {"type": type(err).__name__, "module": str(type(err).__module__),
+            "bases": names, "message": str(err)[:2000],
             "stage": stage, "frames": frames[-12:], "fields": fields,
             "function": tb.tb_frame.f_code.co_qualname if tb is not None else "",
             "not_started": isinstance(err, NotImplementedError)}
