@@ -95,6 +95,7 @@ class LearnerResult:
     stopped_at: str = ""  # notebook/grade_id of the cell running when the budget ran out
     scores: dict[str, list[float]] = field(default_factory=dict)  # notebook -> [score, max]
     stopped: bool = False  # a cell was stopped by the budget: nothing more ran
+    stopped_after: int = 0  # wall seconds that cell was given (its timeout: the deadline's)
     killed: bool = False  # nbgrader was killed at WALL_FACTOR x budget (Clock.kill_at)
 
 
@@ -199,7 +200,7 @@ class Clock:
 
 
 WALL_FACTOR = 3.0  # a submission's nbgrader is killed at 3 x budget of wall time, whatever runs
-STOPPED = re.compile(r"time budget: \S* stopped at (\S+)")  # nbgrader_ext.STOPPED_LOG
+STOPPED = re.compile(r"time budget: \S* stopped at .+ after (\d+) s$", re.M)  # STOPPED_LOG
 DIED = re.compile(r"kernel died: \S* in (\S+)/(.+)$", re.M)  # nbgrader_ext.DIED_LOG
 
 
@@ -290,7 +291,7 @@ def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
                                   ctx.unsafe) as box:
             code, log = _run(ctx, box, out, budget, clock=clock)
             out.spent = spent(log)
-            out.stopped = bool(STOPPED.search(log))
+            _stopped(log, out)
             _kernel_died(log, out)
             if code == -9:
                 out.killed = True
@@ -328,7 +329,7 @@ def _grade_notebooks(ctx: Context, box: Job, student: str, names: list[str],
             continue
         code, log = _run(ctx, box, out, left, notebook=name, clock=clock)
         out.spent += spent(log)
-        out.stopped = out.stopped or bool(STOPPED.search(log))
+        _stopped(log, out)
         _kernel_died(log, out)
         if code == -9:
             out.killed = True
@@ -336,6 +337,14 @@ def _grade_notebooks(ctx: Context, box: Job, student: str, names: list[str],
         elif code != 0:
             errors = _errors(log)
             out.manual[name] = "nbgrader failed: " + (" | ".join(errors) or f"exit {code}")
+
+
+def _stopped(log: str, out: LearnerResult) -> None:
+    """A cell stopped by the budget (``nbgrader_ext.STOPPED_LOG``): nothing more runs, and
+    the wall seconds that cell was given are kept."""
+    found = STOPPED.search(log)
+    if found:
+        out.stopped, out.stopped_after = True, int(found[1])
 
 
 def _kernel_died(log: str, out: LearnerResult) -> None:
@@ -514,7 +523,7 @@ def report_text(results: list[LearnerResult], budget: float, seconds: float,
     lines.append(f"Timed out (budget used up; those graded cells score 0) ({len(timed)}):")
     for o in timed:
         cells = ", ".join(f"{n} ({k})" for n, k in o.timed_out.items())
-        where = f"stopped in {o.stopped_at}; " if o.stopped_at else ""
+        where = f"stopped in {o.stopped_at} after {o.stopped_after} s; " if o.stopped_at else ""
         lines.append(f"  {o.student}: {where}graded cells not run: {cells}")
     if timed:
         lines.append("  (an honest submission on a busy machine? regrade it with more time: "

@@ -210,6 +210,18 @@ def test_a_learners_time_is_counted_once_by_part(monkeypatch):
     assert sum(wall.values()) == clock["wall"]
 
 
+def test_the_stopped_cell_and_its_time_are_read_from_nbgrader_log():
+    """``nbgrader_ext.STOPPED_LOG`` as nbgrader prints it: a cell named by grade_id or by
+    index ("cell 15": a space), and the wall seconds it was given."""
+    from minitorch_grading import nbgrader_ext
+
+    for where in ("cell 15", "01-elementwise-ops/check_add"):
+        out = classrun.LearnerResult("x")
+        line = nbgrader_ext.STOPPED_LOG % ("x", where, 28)
+        classrun._stopped(f"[AutogradeApp | INFO] {line}\n[AutogradeApp | INFO] next\n", out)
+        assert out.stopped and out.stopped_after == 28, (line, out)
+
+
 def test_the_benchmarks_table_gives_the_reports_parts(tmp_path):
     """``make class-bench``'s per-kind table reads the report's parts, wall and CPU, and its
     total is the whole job, as in the report's line and the progress line (not one part)."""
