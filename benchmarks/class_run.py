@@ -34,6 +34,7 @@ from pathlib import Path
 
 from minitorch_authoring.repository import MLP_REFERENCE, REFERENCE, ROOT
 from minitorch_grading import course
+from minitorch_grading.job import PARTS
 
 sys.path.insert(0, str(ROOT / "tests"))  # the suites' submission helpers, not duplicated
 from conftest import Submissions  # noqa: E402
@@ -167,29 +168,48 @@ def _sample_load(into: list[float]) -> None:
         time.sleep(LOAD_EVERY)
 
 
+COLUMNS = (*PARTS, "total")  # the report's and the progress lines' parts of a learner's job
+
+
+def _seconds(result: dict, clock: str, part: str) -> float:
+    """A learner's ``clock`` ("wall" or "cpu") seconds in ``part`` of their job (the report's
+    JSON: ``classrun.LearnerResult``), or in all of it ("total")."""
+    by_part = result.get(clock) or {}
+    return sum(by_part.values()) if part == "total" else by_part.get(part, 0.0)
+
+
 def per_kind(course_dir: Path, made: dict[str, str]) -> str:
-    """Wall and CPU seconds per learner, by kind/variant, from the class run's JSON report."""
+    """Wall / CPU seconds per learner, by kind/variant and by part of the job (nbgrader, the
+    scores of record, the learner's tests, the total: the same parts as the report and the
+    progress lines), each a range over the variant's learners, from the JSON report."""
     reports = sorted((course_dir / "reports").glob("autograde-*.json"))
     if not reports:
         return "no report written"
     rows: dict[str, list[dict]] = {}
     for o in json.loads(reports[-1].read_text(encoding="utf-8"))["submissions"]:
         rows.setdefault(made.get(o["student"], "?"), []).append(o)
-    lines = [f"{'kind/variant':28} {'n':>2} {'wall s':>12} {'CPU s':>12}  status"]
+
+    def span(group: list[dict], clock: str, part: str) -> str:
+        values = [_seconds(o, clock, part) for o in group]
+        low, high = round(min(values)), round(max(values))
+        return f"{low}" if low == high else f"{low}-{high}"
+
+    lines = [f"{'kind/variant':22} {'n':>2} " + " ".join(f"{c + ' s':>15}" for c in COLUMNS)
+             + "  status", f"{'':25} " + " ".join(f"{'wall / CPU':>15}" for _ in COLUMNS)]
     for name, group in sorted(rows.items()):
-        wall = [o["seconds"] for o in group]
-        cpu = [o.get("cpu", 0.0) for o in group]
+        cells = [f"{span(group, 'wall', c)} / {span(group, 'cpu', c)}" for c in COLUMNS]
         status = ", ".join(sorted({o["status"] for o in group}))
-        lines.append(f"{name:28} {len(group):>2} {min(wall):5.0f}-{max(wall):<6.0f} "
-                     f"{min(cpu):5.0f}-{max(cpu):<6.0f}  {status}")
+        lines.append(f"{name:22} {len(group):>2} " + " ".join(f"{c:>15}" for c in cells)
+                     + f"  {status}")
     return "\n".join(lines)
 
 
 def job_seconds(course_dir: Path) -> list[float]:
-    """Each learner's whole job (nbgrader, record, tests), in learner order, from the report."""
+    """Each learner's whole job (nbgrader, record, tests: wall time), in learner order, from
+    the report."""
     reports = sorted((course_dir / "reports").glob("autograde-*.json"))
     data = json.loads(reports[-1].read_text(encoding="utf-8"))["submissions"]
-    return [sum(o.get("parts", {}).values()) or o["seconds"] for o in data]
+    return [_seconds(o, "wall", "total") for o in data]
 
 
 def simulate(jobs: list[float], learners: int, workers: int) -> float:

@@ -375,8 +375,8 @@ def _left_out_axes(d: Diagnosis, op: Op | None, case: Case | None, inputs) -> Di
     """A reduction whose count is k times too small, when k is the size of some of the axes
     it reduces (not all): those axes are the ones the count left out (a mean over (0, 1)
     dividing by the first axis' size only). Named only when one set of axes gives k."""
-    if (d.id != "factor-division-missing" or op is None or op.family != "reduction"
-            or case is None or not inputs):
+    if (d.id != "factor-division-missing" or op is None or case is None or not inputs
+            or "axis" not in case.kwargs):  # a case that names the axes it reduces
         return d
     shape = np.shape(inputs[0])
     axis = case.kwargs.get("axis")

@@ -6,8 +6,10 @@
 
 By default the learners' jobs run in parallel on a Dask cluster (``minitorch_grading.parallel``:
 a local one, one worker per core, or ``--scheduler``'s) and their results are merged here in
-learner-id order; ``--serial`` (and :func:`class_run` below) grades them one after another in
-this process, nbgrader for everyone first, then the scores of record.
+learner-id order; ``--serial`` (and :func:`class_run` below) runs the same jobs
+(:func:`grade_job`: nbgrader, then the scores of record and the learner's tests) one after
+another in this process. Each learner's time is counted by part, wall and CPU, once
+(``job.Meter``), and shown the same way in the progress lines and the report.
 
 ``autograde`` grades each learner of ``submitted/`` in a job of their own
 (``minitorch_grading.job``), so one broken submission never stops the class and no submission
@@ -58,11 +60,14 @@ import re
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from minitorch_grading import course, nbgrader_job, progress, sandbox
-from minitorch_grading.job import Job, SubmissionTooLarge, snapshot
+from minitorch_grading.job import Job, Meter, SubmissionTooLarge, part, snapshot
 
 BUDGET = course.NOTEBOOK_BUDGET  # --budget's default (seconds per submission): course owns it
 NO_BUDGET = 0.0  # --budget 0: no budget (only the per-cell Execute.timeout)
@@ -71,25 +76,27 @@ QUIZ_PASS = 0.70  # the quiz is passed with 70 % of its points
 EXPORT = "grades-by-notebook.csv"
 REPORTS = "reports"
 TIMED_OUT = ("TimeBudgetExceeded", "CellTimeoutError")  # enames, see nbgrader_ext
+GRADED = ("graded", "partly graded")  # statuses whose scores of record are computed
 
 
 @dataclass
-class Outcome:
-    """What happened to one learner's submission."""
+class LearnerResult:
+    """What a class run did with one learner's submission (a line of the report)."""
 
     student: str
     status: str = "graded"  # graded | partly graded | failed | skipped (already autograded)
-    seconds: float = 0.0  # wall time, nbgrader's own work included
+    wall: dict[str, float] = field(default_factory=dict)  # part -> wall seconds (job.PARTS)
+    cpu: dict[str, float] = field(default_factory=dict)  # part -> CPU seconds (job.Meter)
     spent: float = 0.0  # of the time budget: the kernels' CPU seconds, start-ups included
-    cpu: float = 0.0  # CPU seconds of everything run for it: nbgrader and its kernels
+    runs: int = 0  # nbgrader runs (more than one: retried notebook by notebook)
     problems: list[str] = field(default_factory=list)  # why it failed (nbgrader's errors)
     manual: dict[str, str] = field(default_factory=dict)  # notebook -> why it needs a human
     timed_out: dict[str, int] = field(default_factory=dict)  # notebook -> graded cells
     stopped_at: str = ""  # notebook/grade_id of the cell running when the budget ran out
     scores: dict[str, list[float]] = field(default_factory=dict)  # notebook -> [score, max]
     stopped: bool = False  # a cell was stopped by the budget: nothing more ran
+    stopped_after: int = 0  # wall seconds that cell was given (its timeout: the deadline's)
     killed: bool = False  # nbgrader was killed at WALL_FACTOR x budget (Clock.kill_at)
-    parts: dict[str, float] = field(default_factory=dict)  # nbgrader|record|tests -> seconds
 
 
 # ---------------------------------------------------------------- what the gradebook expects
@@ -193,7 +200,7 @@ class Clock:
 
 
 WALL_FACTOR = 3.0  # a submission's nbgrader is killed at 3 x budget of wall time, whatever runs
-STOPPED = re.compile(r"time budget: \S* stopped at (\S+)")  # nbgrader_ext.STOPPED_LOG
+STOPPED = re.compile(r"time budget: \S* stopped at .+ after (\d+) s$", re.M)  # STOPPED_LOG
 DIED = re.compile(r"kernel died: \S* in (\S+)/(.+)$", re.M)  # nbgrader_ext.DIED_LOG
 
 
@@ -216,12 +223,11 @@ class Context:
         self.setup.close()
 
 
-def _run(ctx: Context, box: Job, student: str, budget: float,
-         notebook: str | None = None, clock: Clock | None = None) -> tuple[int, str, float]:
+def _run(ctx: Context, box: Job, out: LearnerResult, budget: float,
+         notebook: str | None = None, clock: Clock | None = None) -> tuple[int, str]:
     """``nbgrader autograde`` of one learner in their job; ``budget`` <= 0: no time left (not:
     no budget). Past ``clock.kill_at`` the job is killed: exit code -9 and a line saying so.
-    Returns the exit code, the log and the CPU seconds of the whole job (``Result.cpu``:
-    nbgrader and its kernels, measured from outside the sandbox)."""
+    Returns the exit code and the log (its CPU time goes to the learner's ``job.Meter``)."""
     clock = clock or Clock()
     left = max(budget, 0.001) if budget != NO_BUDGET else 0  # 0 means none to nbgrader_ext
     args = [f"--BudgetedExecute.budget={left:g}"]
@@ -230,12 +236,13 @@ def _run(ctx: Context, box: Job, student: str, budget: float,
     if notebook:
         args.append(f"--notebook={notebook}")
     wall = clock.kill_at - time.time() if clock.kill_at else NO_WALL
-    result = nbgrader_job.run_autograde(ctx.setup, box, student, args, wall)
+    out.runs += 1
+    result = nbgrader_job.run_autograde(ctx.setup, box, out.student, args, wall)
     log = (result.stdout + result.stderr).decode("utf-8", "replace")
     if result.timed_out:
         log += f"\nERROR killed: the submission's time ran out ({KILLED})\n"
-        return -9, log, result.cpu
-    return result.returncode, log, result.cpu
+        return -9, log
+    return result.returncode, log
 
 
 NO_WALL = 24 * 3600.0  # --budget 0: the job still ends some day
@@ -243,14 +250,14 @@ KILLED = f"nbgrader and its kernels were killed at {WALL_FACTOR:g} x the budget 
 
 
 def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
-              budget: float = BUDGET, force: bool = False) -> Outcome:
+              budget: float = BUDGET, force: bool = False) -> LearnerResult:
     """Autograde one learner's submission in a job of its own; never raises for anything the
     submission holds. The submission is copied (``job.snapshot``) before anything runs; its
     notebooks run in the OS sandbox on a copy of that snapshot; what comes back is checked
-    and written to the gradebook here (``nbgrader_job.import_results``)."""
+    and written to the gradebook here (``nbgrader_job.import_results``). The scores of record
+    come after it (:func:`grade_job`)."""
     course_dir = ctx.course_dir
-    start = time.monotonic()
-    out = Outcome(student)
+    out = LearnerResult(student)
     folder = course_dir / "submitted" / student / course.ASSIGNMENT
     if not folder.is_dir():
         out.status = "failed"
@@ -282,10 +289,9 @@ def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
     if gradable:  # one nbgrader run, without the notebooks it stops at
         with nbgrader_job.new_job(ctx.setup, snap, student, list(out.manual),
                                   ctx.unsafe) as box:
-            code, log, cpu = _run(ctx, box, student, budget, clock=clock)
-            out.cpu += cpu
+            code, log = _run(ctx, box, out, budget, clock=clock)
             out.spent = spent(log)
-            out.stopped = bool(STOPPED.search(log))
+            _stopped(log, out)
             _kernel_died(log, out)
             if code == -9:
                 out.killed = True
@@ -300,8 +306,6 @@ def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
         flag_for_manual_grading(course_dir, student, name)
     out.timed_out, out.stopped_at = timed_out_cells(course_dir, student)
     out.scores = notebook_scores(course_dir, student)
-    out.seconds = round(time.monotonic() - start, 1)
-    out.cpu = round(out.cpu, 1)
     graded = [n for n in present if n not in out.manual]
     if out.manual and graded:
         out.status = "partly graded"
@@ -310,8 +314,8 @@ def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
     return out
 
 
-def _grade_notebooks(ctx: Context, box: Job, student: str, names: list[str], out: Outcome,
-                     budget: float, clock: Clock | None = None) -> None:
+def _grade_notebooks(ctx: Context, box: Job, student: str, names: list[str],
+                     out: LearnerResult, budget: float, clock: Clock | None = None) -> None:
     """Notebook by notebook, one budget: what nbgrader cannot grade goes to ``out.manual``.
     After a stopped cell the next notebooks get no time (their cells are marked timed out)."""
     for name in names:
@@ -323,10 +327,9 @@ def _grade_notebooks(ctx: Context, box: Job, student: str, names: list[str], out
         if out.killed:
             out.manual[name] = f"not graded: {KILLED}"
             continue
-        code, log, cpu = _run(ctx, box, student, left, notebook=name, clock=clock)
-        out.cpu += cpu
+        code, log = _run(ctx, box, out, left, notebook=name, clock=clock)
         out.spent += spent(log)
-        out.stopped = out.stopped or bool(STOPPED.search(log))
+        _stopped(log, out)
         _kernel_died(log, out)
         if code == -9:
             out.killed = True
@@ -336,7 +339,15 @@ def _grade_notebooks(ctx: Context, box: Job, student: str, names: list[str], out
             out.manual[name] = "nbgrader failed: " + (" | ".join(errors) or f"exit {code}")
 
 
-def _kernel_died(log: str, out: Outcome) -> None:
+def _stopped(log: str, out: LearnerResult) -> None:
+    """A cell stopped by the budget (``nbgrader_ext.STOPPED_LOG``): nothing more runs, and
+    the wall seconds that cell was given are kept."""
+    found = STOPPED.search(log)
+    if found:
+        out.stopped, out.stopped_after = True, int(found[1])
+
+
+def _kernel_died(log: str, out: LearnerResult) -> None:
     """A notebook whose kernel died (``nbgrader_ext.DIED_LOG``) needs a human: the cells after
     the one it died in were not run."""
     for notebook, cell in DIED.findall(log):
@@ -387,18 +398,63 @@ def students(course_dir: Path, pattern: str = "*") -> list[str]:
                   if p.is_dir() and fnmatch.fnmatch(p.name, pattern)) if folder.is_dir() else []
 
 
+def grade_job(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
+              budget: float = BUDGET, force: bool = False,
+              plan: Callable[[], Any] | None = None,
+              meter: Meter | None = None) -> tuple[LearnerResult, Any]:
+    """One learner's whole job, the same serially and on a Dask worker: nbgrader's execution
+    (:func:`grade_one`), then, for a graded submission, its scores of record and the learner's
+    tests (``minitorch_grading.record``, from the snapshot; ``plan()`` gives the record's plan,
+    made once per class run; None: no record), timed by part, wall and CPU, in ``meter`` (the
+    caller's, which may hold more of the job, e.g. a worker's staging course; default: a new
+    ``job.Meter``). Returns the learner's result and their record (None: not recorded)."""
+    from minitorch_grading import record
+
+    rec = None
+    meter = meter or Meter()
+    with meter:
+        with part("nbgrader"):
+            out = grade_one(ctx, student, expected, budget, force)
+        if plan is not None and out.status in GRADED:
+            plan_ = plan()  # made once for the class: no learner's part
+            with part("record"):
+                rec = record.grade_submission(ctx.taken[student], student, plan_,
+                                              unsafe=ctx.unsafe)
+                record.write_record(ctx.course_dir, rec, out.manual)
+                out.scores = notebook_scores(ctx.course_dir, student)
+            out.problems += [f"record: {f}" for f in rec.flags]
+    if out.status != "skipped":  # a skipped learner cost nothing this run
+        out.wall, out.cpu = meter.rounded()
+    return out, rec
+
+
+@dataclass
+class Run:
+    """A class run's results (learner-id order), records and figures."""
+
+    results: list[LearnerResult]
+    records: list = field(default_factory=list)  # record.Record of each graded learner
+    seed: int = 0  # the record's grading seed
+    seconds: float = 0.0  # wall time of the whole run
+    cores: int = 1  # jobs run at a time (a cluster's threads)
+
+
 def class_run(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
-              force: bool = False, log=print, ctx: Context | None = None,
-              unsafe: bool = False) -> list[Outcome]:
-    """Grade every learner of ``submitted/`` one by one, each in a job of their own; returns
-    what happened to each. ``ctx``: the run's shared setup (made and removed here if None;
-    the caller that passes one keeps the snapshots for the scores of record)."""
+              force: bool = False, seed: int | None = None, ctx: Context | None = None,
+              unsafe: bool = False, bar=None) -> Run:
+    """Grade every learner of ``submitted/`` one after another in this process, each in a job
+    of their own (:func:`grade_job`: nbgrader, then the scores of record with ``seed``,
+    default chosen now). ``ctx``: the run's shared setup (made and removed here if None).
+    ``bar``: a ``progress.Progress`` (default: plain lines, or a bar on a terminal)."""
+    from minitorch_grading import record
+
     if ctx is None:
         ctx = Context(course_dir.expanduser().resolve(), unsafe)
         try:
-            return class_run(course_dir, budget, pattern, force, log, ctx)
+            return class_run(course_dir, budget, pattern, force, seed, ctx, unsafe, bar)
         finally:
             ctx.close()
+    start = time.monotonic()
     course_dir = ctx.course_dir
     if not (course_dir / "gradebook.db").is_file():
         raise SystemExit(f"no gradebook in {course_dir}: run `nbgrader generate_assignment "
@@ -408,40 +464,50 @@ def class_run(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
     if not learners:
         raise SystemExit(f"nobody to grade: {course_dir / 'submitted'} holds no learner folder"
                          + (f" matching {pattern!r}" if pattern != "*" else ""))
-    outcomes = []
-    for i, student in enumerate(learners, 1):
-        outcome = grade_one(ctx, student, expected, budget=budget, force=force)
-        outcomes.append(outcome)
-        log(f"[{i}/{len(learners)}] {student}: {outcome.status} in {outcome.seconds:.0f} s "
-            f"({outcome.cpu:.0f} s CPU)"
-            + (f", timed out in {', '.join(outcome.timed_out)}" if outcome.timed_out else "")
-            + (f", needs manual grading: {', '.join(outcome.manual)}" if outcome.manual else ""))
-    return outcomes
+    seed = record.new_seed() if seed is None else int(seed)
+    source = course_dir / "source" / course.ASSIGNMENT
+    plan = cache(lambda: record.plan(record.graded_cells(source), seed, source))
+    bar = bar or progress.Progress(len(learners), 1)
+    run = Run([], seed=seed)
+    try:
+        bar.running(1)
+        for i, student in enumerate(learners, 1):
+            result, rec = grade_job(ctx, student, expected, budget, force, plan)
+            run.results.append(result)
+            run.records += [rec] if rec is not None else []
+            bar.running(int(i < len(learners)))  # the next one, as the parallel run counts
+            bar.finished(student, result)
+    finally:
+        bar.close()
+    run.seconds = round(time.monotonic() - start, 1)
+    return run
 
 
-def report_text(outcomes: list[Outcome], budget: float, seconds: float, cores: int = 1) -> str:
+def report_text(results: list[LearnerResult], budget: float, seconds: float,
+                cores: int = 1) -> str:
     """The human-readable report of a class run (``cores``: jobs run at a time)."""
-    def total(o: Outcome) -> str:
+    def total(o: LearnerResult) -> str:
         score = sum(s for s, _ in o.scores.values())
         most = sum(m for _, m in o.scores.values())
         return f"{score:g}/{most:g}" if most else "no score"
 
-    by = {s: [o for o in outcomes if o.status == s]
+    by = {s: [o for o in results if o.status == s]
           for s in ("graded", "partly graded", "skipped", "failed")}
-    cpu = sum(o.cpu for o in outcomes)  # nbgrader's jobs, kernels included (rusage)
-    clock = sum(o.spent for o in outcomes)  # the kernels' CPU time (the budget's clock)
-    use = f", CPU {cpu:.0f} s = {cpu / max(seconds * cores, 1e-9):.0%} of {cores} x the " \
-        f"wall time, the kernels' {clock:.0f} s of it on the budget" if seconds else ""
-    lines = [f"Class run of {course.ASSIGNMENT}: {len(outcomes)} submissions in {seconds:.0f} s "
-             f"(budget {budget:g} s each; {cores} at a time{use})", ""]
-    lines.append(f"Graded ({len(by['graded']) + len(by['partly graded'])}):")
+    wall, cpu = progress.summed([o.wall for o in results]), progress.summed([o.cpu for o in results])
+    clock = sum(o.spent for o in results)  # the kernels' CPU time (the budget's clock)
+    use = f", CPU {sum(cpu.values()):.0f} s = " \
+        f"{progress.share(sum(cpu.values()), seconds * cores)} of {cores} x the wall time" \
+        if seconds else ""
+    lines = [f"Class run of {course.ASSIGNMENT}: {len(results)} submissions in {seconds:.0f} s "
+             f"(budget {budget:g} s each; {cores} at a time{use})"]
+    if wall:
+        lines.append(f"The learners' jobs: {progress.time_text(wall, cpu)}; the kernels' "
+                     f"{clock:.0f} s of CPU on the budget")
+    lines += ["", f"Graded ({len(by['graded']) + len(by['partly graded'])}):"]
     for o in by["graded"] + by["partly graded"]:
         note = " (partly: see manual grading)" if o.status == "partly graded" else ""
-        parts = progress.parts_text(o.parts)
-        took = sum(o.parts.values()) if o.parts else o.seconds
-        lines.append(f"  {o.student}: {total(o)} in {took:.0f} s "
-                     + (f"({parts}; " if parts else "(")
-                     + f"{o.cpu:.0f} s CPU, {o.spent:.0f} s of it on the budget){note}")
+        lines.append(f"  {o.student}: {total(o)} in {progress.time_text(o.wall, o.cpu)}; "
+                     f"{o.spent:.0f} s of the budget{note}")
     if by["skipped"]:
         lines.append(f"Already autograded, skipped ({len(by['skipped'])}; --force regrades):")
         lines += [f"  {o.student}: {total(o)}" for o in by["skipped"]]
@@ -449,37 +515,37 @@ def report_text(outcomes: list[Outcome], budget: float, seconds: float, cores: i
     for o in by["failed"]:
         why = "; ".join(o.problems) or "; ".join(f"{n}: {w}" for n, w in o.manual.items())
         lines.append(f"  {o.student}: {why}")
-    warned = [o for o in outcomes if o.problems and o.status != "failed"]
+    warned = [o for o in results if o.problems and o.status != "failed"]
     if warned:
         lines.append("Graded with problems:")
         lines += [f"  {o.student}: {'; '.join(o.problems)}" for o in warned]
-    timed = [o for o in outcomes if o.timed_out]
+    timed = [o for o in results if o.timed_out]
     lines.append(f"Timed out (budget used up; those graded cells score 0) ({len(timed)}):")
     for o in timed:
         cells = ", ".join(f"{n} ({k})" for n, k in o.timed_out.items())
-        where = f"stopped in {o.stopped_at}; " if o.stopped_at else ""
+        where = f"stopped in {o.stopped_at} after {o.stopped_after} s; " if o.stopped_at else ""
         lines.append(f"  {o.student}: {where}graded cells not run: {cells}")
     if timed:
         lines.append("  (an honest submission on a busy machine? regrade it with more time: "
                      "python -m minitorch_grading.classrun autograde --force --student ID --budget 180)")
-    manual = [o for o in outcomes if o.manual]
+    manual = [o for o in results if o.manual]
     lines.append(f"Needs manual grading ({len(manual)}; flagged in the gradebook, not scored):")
     for o in manual:
         lines += [f"  {o.student} / {n}: {w}" for n, w in o.manual.items()]
     return "\n".join(lines) + "\n"
 
 
-def write_report(course_dir: Path, outcomes: list[Outcome], budget: float,
+def write_report(course_dir: Path, results: list[LearnerResult], budget: float,
                  seconds: float, cores: int = 1) -> tuple[Path, str]:
     """reports/autograde-<time>.txt and .json; returns the text file and the text."""
     folder = course_dir / REPORTS
     folder.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    text = report_text(outcomes, budget, seconds, cores)
+    text = report_text(results, budget, seconds, cores)
     path = folder / f"autograde-{stamp}.txt"
     path.write_text(text, encoding="utf-8")
     data = {"assignment": course.ASSIGNMENT, "budget": budget, "seconds": round(seconds, 1),
-            "cores": cores, "submissions": [asdict(o) for o in outcomes]}
+            "cores": cores, "submissions": [asdict(o) for o in results]}
     path.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     return path, text
 
@@ -586,42 +652,15 @@ def foreign_scores(course_dir: Path) -> list[str]:
 
 
 # ---------------------------------------------------------------- command line
-def of_record(course_dir: Path, outcomes: list[Outcome], seed: int | None = None,
-              snapshots: dict[str, Path] | None = None, unsafe: bool = False) -> Path | None:
-    """The scores of record (``minitorch_grading.record``: graded outside the learners'
-    kernels, in the OS sandbox, with its own time budget) replace the in-kernel ones of the
-    submissions this run graded; notebooks flagged for manual grading stay flagged. Graded
-    from ``snapshots`` (the copies taken before anything ran) when given. Returns the record's
-    report."""
-    from minitorch_grading import record
-
-    graded = [o for o in outcomes if o.status in ("graded", "partly graded")]
-    if not graded:
-        return None
-    _, records, path = record.record_class(
-        course_dir, [o.student for o in graded], seed,
-        skip={o.student: set(o.manual) for o in graded}, snapshots=snapshots, unsafe=unsafe)
-    by_student = {r.student: r for r in records}
-    for o in graded:
-        o.scores = notebook_scores(course_dir, o.student)
-        rec = by_student.get(o.student)
-        o.problems += [f"record: {f}" for f in (rec.flags if rec else [])]
-        if rec is not None:
-            o.parts.update(nbgrader=o.seconds, record=round(rec.seconds - rec.tests_seconds, 1),
-                           tests=rec.tests_seconds)
-    return path
-
-
 def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
                       force: bool = False, seed: int | None = None,
                       unsafe: bool = False) -> int:
     """``classrun autograde --serial``: the class run learner after learner in this process
-    (nbgrader for all, then the record for all), its scores of record, the report, the
-    export. Refuses (exit message: why, how to fix) where the OS sandbox cannot run, unless
-    ``unsafe``. The command line's default, in parallel on a Dask cluster, is
+    (each learner's whole job: nbgrader, the scores of record, the learner's tests), the
+    report, the export. Refuses (exit message: why, how to fix) where the OS sandbox cannot
+    run, unless ``unsafe``. The command line's default, in parallel on a Dask cluster, is
     ``minitorch_grading.parallel.autograde`` (``minitorch_grading.classrun_cli``)."""
     course_dir = course_dir.expanduser().resolve()
-    start = time.monotonic()
     try:
         ctx = Context(course_dir, unsafe)
     except sandbox.SandboxUnavailable as err:
@@ -630,28 +669,30 @@ def autograde_command(course_dir: Path, budget: float = BUDGET, pattern: str = "
         print("WARNING: --unsafe-no-sandbox: every learner's code runs as you, with your files "
               "writable (docs/INSTRUCTOR.md, threat model)", file=sys.stderr)
     try:
-        outcomes = class_run(course_dir, budget=budget, pattern=pattern, force=force, ctx=ctx)
-        record_report = of_record(course_dir, outcomes, seed, snapshots=dict(ctx.taken),
-                                  unsafe=unsafe)
+        run = class_run(course_dir, budget=budget, pattern=pattern, force=force, seed=seed,
+                        ctx=ctx)
     finally:
         ctx.close()
-    return finish(course_dir, outcomes, budget, time.monotonic() - start, record_report)
+    return finish(course_dir, run, budget)
 
 
-def finish(course_dir: Path, outcomes: list[Outcome], budget: float, seconds: float,
-           record_report: Path | None, cores: int = 1) -> int:
-    """The end of a class run, serial or parallel: the ledger, the report, the export, the
-    flags; the exit status (1: a learner could not be graded at all)."""
-    write_ledger(course_dir, [o.student for o in outcomes if o.status != "skipped"])
-    path, text = write_report(course_dir, outcomes, budget, seconds, cores)
+def finish(course_dir: Path, run: Run, budget: float) -> int:
+    """The end of a class run, serial or parallel: the record's report, the ledger, the
+    report, the export, the flags; the exit status (1: a learner could not be graded at all)."""
+    from minitorch_grading import record
+
+    results = run.results
+    write_ledger(course_dir, [o.student for o in results if o.status != "skipped"])
+    path, text = write_report(course_dir, results, budget, run.seconds, run.cores)
     print()
     print(text, end="")
     print(f"report: {path} (and {path.with_suffix('.json').name})")
-    if record_report is not None:
+    if run.records:
+        record_report = record.write_report(course_dir, run.seed, run.records, run.seconds)
         print(f"record: {record_report} (seed, scores of record, flags)")
     print(f"grades: {export(course_dir)}")
     _say_foreign(course_dir)
-    return 1 if any(o.status == "failed" for o in outcomes) else 0
+    return 1 if any(o.status == "failed" for o in results) else 0
 
 
 def _say_foreign(course_dir: Path) -> None:

@@ -13,10 +13,17 @@ instructor's process validates; the job never touches the course directory or th
         result = job.run([sys.executable, "-m", "pytest", f"{job.root}/tests"],
                          limits=sandbox.Limits(wall=60))
         text = job.read("report.json")
+
+A learner's time is counted by part (:data:`PARTS`: nbgrader's execution, the scores of record,
+the learner's tests) with a :class:`Meter`: the class run opens one per learner and each step
+says which part it is (:func:`part`); :meth:`Job.run` adds each command's CPU time to the part
+that runs it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import shutil
 import stat
@@ -114,6 +121,16 @@ class Job:
             hide: list[Path] | None = None) -> sandbox.Result:
         """``argv`` in the job's sandbox, its working directory ``cwd`` inside the folder."""
         limits = limits or sandbox.Limits()
+        result = self._run(argv, env=env, limits=limits, stdin=stdin, cwd=cwd,
+                           read_only=read_only, hide=hide)
+        meter = _METER.get()
+        if meter is not None:
+            meter.commands(result.cpu)
+        return result
+
+    def _run(self, argv: list[str], *, env: dict[str, str] | None, limits: sandbox.Limits,
+             stdin: bytes | None, cwd: str, read_only: list | None,
+             hide: list[Path] | None) -> sandbox.Result:
         if not self.unsafe:
             return sandbox.run(argv, self.folder, read_only=read_only, env=env, limits=limits,
                                stdin=stdin, cwd=self.path(cwd), hide=[str(h) for h in hide or []])
@@ -185,3 +202,76 @@ def _children_cpu() -> float:
 
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+# ---------------------------------------------------------------- a learner's time, by part
+PARTS = ("nbgrader", "record", "tests")  # in the order a learner's job runs them
+
+
+class Meter:
+    """Wall and CPU seconds of one learner's job by part (:data:`PARTS`), each second counted
+    once: a part opened inside another (the learner's tests inside the scores of record) is
+    taken out of the outer one. CPU time is this thread's own (``time.thread_time``: the
+    grader's work for the learner, e.g. the record's comparisons) and that of every command
+    :meth:`Job.run` ran for it (``sandbox.Result.cpu``: nbgrader and its kernels, the record's
+    worker, the tests' job, each measured from outside its sandbox, so jobs side by side in
+    one process never mix). Used as ``with Meter() as meter:``; steps inside say their part
+    with :func:`part`, wherever they are called from."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self._open: list[list] = []  # [name, wall at start, own CPU at start, inner wall, inner CPU]
+        self._tokens: list[contextvars.Token] = []  # entered again by a step: still this meter
+
+    def __enter__(self) -> Meter:
+        self._tokens.append(_METER.set(self))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _METER.reset(self._tokens.pop())
+
+    @contextlib.contextmanager
+    def part(self, name: str):
+        frame = [name, time.monotonic(), time.thread_time(), 0.0, 0.0]
+        self._open.append(frame)
+        try:
+            yield
+        finally:
+            self._open.pop()
+            wall, own = time.monotonic() - frame[1], time.thread_time() - frame[2]
+            self._add(name, wall - frame[3], own - frame[4])
+            if self._open:  # the enclosing part does not count it again
+                self._open[-1][3] += wall
+                self._open[-1][4] += own
+
+    def commands(self, cpu: float) -> None:
+        """A command's CPU seconds, counted in the part that ran it."""
+        if self._open:
+            self._add(self._open[-1][0], 0.0, cpu)
+
+    def _add(self, name: str, wall: float, cpu: float) -> None:
+        self.wall[name] = self.wall.get(name, 0.0) + wall
+        self.cpu[name] = self.cpu.get(name, 0.0) + cpu
+
+    def rounded(self) -> tuple[dict[str, float], dict[str, float]]:
+        """(wall, CPU) seconds by part, to 0.1 s, in :data:`PARTS` order."""
+        order = [p for p in PARTS if p in self.wall] + [p for p in self.wall if p not in PARTS]
+        return ({p: round(self.wall[p], 1) for p in order},
+                {p: round(self.cpu[p], 1) for p in order})
+
+
+_METER: contextvars.ContextVar[Meter | None] = contextvars.ContextVar("minitorch_meter",
+                                                                     default=None)
+
+
+@contextlib.contextmanager
+def part(name: str):
+    """Count what runs inside as part ``name`` of this thread's :class:`Meter` (without one,
+    e.g. ``python -m minitorch_grading.record``, nothing is counted)."""
+    meter = _METER.get()
+    if meter is None:
+        yield
+        return
+    with meter.part(name):
+        yield

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from minitorch_course import examplar
 from minitorch_grading import sandbox
-from minitorch_grading.job import Job
+from minitorch_grading.job import Job, part
 
 SRC = Path(__file__).resolve().parents[1]  # src/: the course-provided packages
 WALL = 600.0  # seconds for one learner's whole job (a complete model set takes about 45 s)
@@ -122,7 +122,14 @@ def _checked(local: examplar.LabGrade, data) -> examplar.LabGrade:
 def grade_tests(folder: Path, impls: examplar.ImplSet | None, labs: tuple[str, ...],
                 unsafe: bool = False, wall: float = WALL) -> TestsRecord:
     """The learner's tests of ``labs`` in the submission ``folder`` (the snapshot), graded in
-    a sandboxed job against ``impls``; ``unsafe``: without the sandbox."""
+    a sandboxed job against ``impls``; ``unsafe``: without the sandbox. Counted as the
+    ``tests`` part of the learner's time (``job.Meter``)."""
+    with part("tests"):
+        return _grade_tests(folder, impls, labs, unsafe, wall)
+
+
+def _grade_tests(folder: Path, impls: examplar.ImplSet | None, labs: tuple[str, ...],
+                 unsafe: bool, wall: float) -> TestsRecord:
     out = TestsRecord()
     if impls is None:
         out.problem = ("no implementation set (solutions/examplar_set.py or "

@@ -103,7 +103,7 @@ class HideHiddenTests(NbGraderPreprocessor):
 TIMED_OUT = "TimeBudgetExceeded"  # ename of a cell skipped because the budget was used up
 CELL_TIMED_OUT = "CellTimeoutError"  # ename nbgrader gives a cell stopped by its timeout
 SPENT_LOG = "time budget: %s spent %.1f s of %g s"  # logged after each notebook
-STOPPED_LOG = "time budget: %s stopped at %s"  # logged when a cell is stopped (its timeout)
+STOPPED_LOG = "time budget: %s stopped at %s after %d s"  # a cell stopped (its timeout, s)
 KERNEL_DIED = "DeadKernelError"  # ename of the cell the kernel died in, and of those not run after
 DIED_LOG = "kernel died: %s in %s/%s"  # student, notebook, cell
 _SPENT: dict[str, list[float]] = {}  # student id -> [kernel CPU s, wall s] of finished notebooks
@@ -261,7 +261,7 @@ class BudgetedExecute(Execute):
         student = self._student()
         _STOPPED.add(student)
         self.shutdown_kernel = "immediate"  # a kernel that ignores interrupts may still loop
-        self.log.info(STOPPED_LOG, student, _where(cell, index))
+        self.log.info(STOPPED_LOG, student, _where(cell, index), self.timeout or 0)
 
     def _mark_timed_out(self, cell: NotebookNode) -> None:
         try:  # the course's language (MINITORCH_LANG, which the job sets from the course dir's

@@ -12,7 +12,7 @@ before any of its code runs, and sent with the task). Nothing moves through a sh
 directory: the submission goes to the worker and the results come back as data, through
 Dask's own connections (cloudpickle over TCP; TLS if the cluster is configured with it).
 
-What comes back (:class:`JobResult`: the outcome, the record, the autograded notebooks' bytes
+What comes back (:class:`JobResult`: the learner's result, the record, the autograded notebooks' bytes
 and the staging gradebook's scores) is written into the course here, by this process only, in
 learner-id order (:func:`merge`), whatever order the jobs finish in: so a parallel run leaves
 the same gradebook, autograded notebooks and reports as a serial one (tests/test_classrun_
@@ -42,10 +42,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from minitorch_grading import classrun, course, nbgrader_job, sandbox
-from minitorch_grading.classrun import Outcome
-from minitorch_grading.job import SKIPPED, SubmissionTooLarge, snapshot
+from minitorch_grading.classrun import LearnerResult, Run
+from minitorch_grading.job import SKIPPED, Meter, SubmissionTooLarge, part, snapshot
 
-GRADED = ("graded", "partly graded")
 INSTALL = ("python -m pip install -e '.[course,grading]' in the course repository (`make "
            "class-bench` and `make test` install it)")
 
@@ -124,7 +123,7 @@ class Task:
 class JobResult:
     """What a learner's job sends back: data, written into the course by :func:`merge`."""
 
-    outcome: Outcome
+    result: LearnerResult
     record: Any = None  # record.Record, or None (nothing was graded for the record)
     autograded: dict[str, bytes] = field(default_factory=dict)  # under autograded/ID/
     grades: dict[str, dict[str, list]] = field(default_factory=dict)  # nb -> id -> [auto, manual?]
@@ -169,38 +168,27 @@ def share_plan(client, name: str, course_dir: Path, seed: int) -> None:
 
 
 def grade_job(kit: Kit, task: Task) -> JobResult:
-    """One learner's whole job, run on a worker: nbgrader in the sandbox, then the scores of
-    record and the learner's tests, on a staging course of its own. Never raises for anything
-    the submission holds; writes nothing but its temporary folder."""
-    from minitorch_grading import record
-
+    """One learner's whole job, run on a worker (``classrun.grade_job``: nbgrader in the
+    sandbox, then the scores of record and the learner's tests), on a staging course of its
+    own. Never raises for anything the submission holds; writes nothing but its temporary
+    folder."""
     staging = Path(tempfile.mkdtemp(prefix="minitorch-staging-"))
+    meter = Meter()  # the staging course counts as nbgrader's part here (serially: shared)
     try:
-        unpack(kit.files, staging)
-        unpack(task.files, staging / "submitted" / task.student / course.ASSIGNMENT)
-        try:
-            ctx = classrun.Context(staging, task.unsafe)
-        except sandbox.SandboxUnavailable as err:
-            out = Outcome(task.student, status="failed",
-                          problems=[f"refusing to grade on worker {os.uname().nodename}: {err}"])
-            return JobResult(out)
-        rec = None
-        try:
-            out = classrun.grade_one(ctx, task.student, classrun.expected_cells(staging),
-                                     budget=task.budget, force=True)
+        with meter, part("nbgrader"):
+            unpack(kit.files, staging)
+            unpack(task.files, staging / "submitted" / task.student / course.ASSIGNMENT)
+            try:
+                ctx = classrun.Context(staging, task.unsafe)
+            except sandbox.SandboxUnavailable as err:
+                out = LearnerResult(task.student, status="failed", problems=[
+                    f"refusing to grade on worker {os.uname().nodename}: {err}"])
+                return JobResult(out)
+            expected = classrun.expected_cells(staging)
+        try:  # the plan: waited for the first time (share_plan)
+            out, rec = classrun.grade_job(ctx, task.student, expected, task.budget, True,
+                                          lambda: _plan(task), meter)
             out.problems[:0] = task.problems
-            out.parts["nbgrader"] = out.seconds
-            if out.status in GRADED:
-                plan_ = _plan(task)  # waits for it the first time (share_plan)
-                start = time.monotonic()
-                rec = record.grade_submission(ctx.taken[task.student], task.student, plan_,
-                                              record.WALL, record.WORKER_BUDGET, task.unsafe)
-                record.write_record(staging, rec, out.manual)
-                took = time.monotonic() - start
-                out.parts["record"] = round(took - rec.tests_seconds, 1)
-                out.parts["tests"] = rec.tests_seconds
-                out.scores = classrun.notebook_scores(staging, task.student)
-                out.problems += [f"record: {f}" for f in rec.flags]
         finally:
             ctx.close()
         folder = staging / "autograded" / task.student
@@ -234,7 +222,7 @@ def merge(course_dir: Path, result: JobResult) -> None:
     from nbgrader.api import Gradebook, MissingEntry
     from sqlalchemy.exc import SAWarning
 
-    student = result.outcome.student
+    student = result.result.student
     unpack(result.autograded, course_dir / "autograded" / student)
     if not result.submitted:
         return
@@ -256,35 +244,25 @@ def merge(course_dir: Path, result: JobResult) -> None:
 
 
 def prepare(course_dir: Path, student: str, budget: float, seed: int, force: bool,
-            unsafe: bool, taken: Path) -> Outcome | Task:
-    """A learner's task (their snapshot taken now, into ``taken``), or their outcome when
+            unsafe: bool, taken: Path) -> LearnerResult | Task:
+    """A learner's task (their snapshot taken now, into ``taken``), or their result when
     there is nothing to run (no folder, graded before, not copyable)."""
     folder = course_dir / "submitted" / student / course.ASSIGNMENT
     if not folder.is_dir():
-        return Outcome(student, status="failed",
-                       problems=[f"no {course.ASSIGNMENT}/ folder in submitted/{student}/"])
+        return LearnerResult(student, status="failed",
+                             problems=[f"no {course.ASSIGNMENT}/ folder in submitted/{student}/"])
     if not force and nbgrader_job.graded_before(course_dir, student, folder):
-        return Outcome(student, status="skipped",
-                       scores=classrun.notebook_scores(course_dir, student))
+        return LearnerResult(student, status="skipped",
+                             scores=classrun.notebook_scores(course_dir, student))
     snap = taken / student
     try:
         left_out = snapshot(folder, snap)
     except (SubmissionTooLarge, OSError) as err:
-        return Outcome(student, status="failed",
-                       problems=[f"the submission could not be copied: {err}"])
+        return LearnerResult(student, status="failed",
+                             problems=[f"the submission could not be copied: {err}"])
     problems = ["not graded (links or special files): " + ", ".join(left_out[:5])] \
         if left_out else []
     return Task(student, pack(snap), budget, seed, unsafe, problems)
-
-
-@dataclass
-class Run:
-    """A parallel class run's outcomes (learner-id order), records and figures."""
-
-    outcomes: list[Outcome]
-    records: list = field(default_factory=list)
-    seconds: float = 0.0
-    cores: int = 1  # the cluster's threads (one job each)
 
 
 def local_cluster(workers: int | None):
@@ -320,7 +298,7 @@ def class_run(course_dir: Path, budget: float = classrun.BUDGET, pattern: str = 
         raise SystemExit(f"nobody to grade: {course_dir / 'submitted'} holds no learner folder"
                          + (f" matching {pattern!r}" if pattern != "*" else ""))
     seed = record.new_seed() if seed is None else int(seed)
-    results: dict[str, Outcome | JobResult] = {}
+    results: dict[str, LearnerResult | JobResult] = {}
     with tempfile.TemporaryDirectory(prefix="minitorch-snapshots-") as taken:
         os.chmod(taken, 0o700)
         tasks = []
@@ -352,13 +330,14 @@ def class_run(course_dir: Path, budget: float = classrun.BUDGET, pattern: str = 
                 maker.join()
             if cluster is not None:
                 cluster.close()
-    outcomes, records = [], []
+    run = Run([], seed=seed, cores=threads)
     for student in learners:
         got = results[student]
-        outcomes.append(got.outcome if isinstance(got, JobResult) else got)
+        run.results.append(got.result if isinstance(got, JobResult) else got)
         if isinstance(got, JobResult) and got.record is not None:
-            records.append(got.record)
-    return Run(outcomes, records, round(time.monotonic() - start, 1), threads)
+            run.records.append(got.record)
+    run.seconds = round(time.monotonic() - start, 1)
+    return run
 
 
 def _dispatch(client, kit: Kit, tasks: list[Task], results: dict, course_dir: Path,
@@ -376,14 +355,14 @@ def _dispatch(client, kit: Kit, tasks: list[Task], results: dict, course_dir: Pa
     for future in as_completed(futures):
         student = futures[future]
         try:
-            got: Outcome | JobResult = future.result()
+            got: LearnerResult | JobResult = future.result()
         except Exception as err:  # noqa: BLE001 - KilledWorker, a crash in the job: that learner
-            got = Outcome(student, status="failed",
-                          problems=[f"the grading job died: {type(err).__name__}: {err}"])
+            got = LearnerResult(student, status="failed", problems=[
+                f"the grading job died: {type(err).__name__}: {err}"])
         results[student] = got
         del futures[future]
         bar.running(min(len(futures), bar.threads))
-        bar.finished(student, got.outcome if isinstance(got, JobResult) else got)
+        bar.finished(student, got.result if isinstance(got, JobResult) else got)
         while waiting is not None and waiting in results:  # in learner-id order
             done = results[waiting]
             if isinstance(done, JobResult):
@@ -395,8 +374,6 @@ def autograde(course_dir: Path, budget: float, pattern: str, force: bool, seed: 
               unsafe: bool, scheduler: str | None, workers: int | None) -> int:
     """``classrun autograde`` in parallel: the run, then the reports, ledger and export as the
     serial path writes them."""
-    from minitorch_grading import record
-
     require_dask()  # before anything else: the fix, not a traceback
     course_dir = course_dir.expanduser().resolve()
     if not unsafe and not scheduler:
@@ -408,9 +385,4 @@ def autograde(course_dir: Path, budget: float, pattern: str, force: bool, seed: 
         print("WARNING: --unsafe-no-sandbox: every learner's code runs as you, with your files "
               "writable (docs/INSTRUCTOR.md, threat model)", file=sys.stderr)
     run = class_run(course_dir, budget, pattern, force, seed, unsafe, scheduler, workers)
-    record_report = None
-    if run.records:
-        record_report = record.write_report(course_dir, run.records[0].seed, run.records,
-                                            run.seconds)
-    return classrun.finish(course_dir, run.outcomes, budget, run.seconds, record_report,
-                           cores=run.cores)
+    return classrun.finish(course_dir, run, budget)

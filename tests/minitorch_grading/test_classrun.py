@@ -45,6 +45,8 @@ MUL_AT = 'return Tensor._make(a * b, (self, other), "mul", _backward)'
 CRASHING = "import os\n        os._exit(3)\n        " + MUL_AT  # the kernel dies in mul
 BUDGET = 30.0
 MARGIN = 15.0  # after the deadline: interrupting, killing the kernel, nbgrader's own writing
+LOOP_CPU = 15.0  # CPU s of the looping job's nbgrader part (nbgrader, a kernel, the cells before
+# the loop): 7 s measured at load 13-17, whatever the wall time
 TIMES: dict[str, float] = {}
 
 
@@ -88,8 +90,7 @@ def exchange(tmp_path_factory, submissions, generated_course) -> dict:
                               encoding="utf-8")
         _nbgrader(["submit", ASSIGNMENT, *opts], home)
     logs["collect"] = _nbgrader(["collect", ASSIGNMENT], course_dir)
-    outcomes = classrun.class_run(course_dir, budget=classrun.BUDGET)
-    classrun.of_record(course_dir, outcomes)  # as autograde_command does: the scores of record
+    run = classrun.class_run(course_dir, budget=classrun.BUDGET)  # the scores of record too
     _nbgrader(["generate_feedback", ASSIGNMENT], course_dir)
     _nbgrader(["release_feedback", ASSIGNMENT], course_dir)
     for name, home in homes.items():
@@ -97,7 +98,7 @@ def exchange(tmp_path_factory, submissions, generated_course) -> dict:
     TIMES["exchange"] = time.monotonic() - start
     load = max(load, os.getloadavg()[0])
     return {"course": course_dir, "root": root, "homes": homes, "logs": logs, "load": load,
-            "outcomes": {o.student: o for o in outcomes}}
+            "outcomes": {o.student: o for o in run.results}}
 
 
 def test_the_exchange_is_the_courses(exchange):
@@ -175,13 +176,15 @@ def bad_class(tmp_path_factory, submissions, generated_course) -> dict:
     _edit_cell(folder / "markdown" / ASSIGNMENT / f"{LAB}.ipynb", "check_mul", _to_markdown)
     _edit_cell(folder / "flipped" / ASSIGNMENT / f"{QUIZ}.ipynb", "test_01",
                lambda c: c["metadata"]["nbgrader"].update(grade=False))
-    start = time.monotonic()
+    start, load = time.monotonic(), os.getloadavg()[0]
     code = classrun.autograde_command(course_dir, budget=BUDGET)
     TIMES["bad_class"] = time.monotonic() - start
+    load = max(load, os.getloadavg()[0])
     reports = sorted((course_dir / classrun.REPORTS).glob("autograde-*.json"))
     data = json.loads(reports[-1].read_text("utf-8"))
-    return {"course": course_dir, "code": code, "text": reports[-1].with_suffix(".txt")
-            .read_text("utf-8"), "outcomes": {o["student"]: o for o in data["submissions"]}}
+    return {"course": course_dir, "code": code, "load": load, "text": reports[-1]
+            .with_suffix(".txt").read_text("utf-8"),
+            "outcomes": {o["student"]: o for o in data["submissions"]}}
 
 
 def test_every_submission_is_in_the_report(bad_class):
@@ -198,14 +201,41 @@ def test_the_honest_one_is_graded_in_full(bad_class):
         assert got == most - Submissions.record_points(nb) > 0, honest["scores"]  # tests: skeletons
 
 
+def _stopped_cells(course_dir: Path, student: str) -> int:
+    """The cells stopped by their timeout (nbgrader's CellTimeoutError) in the learner's
+    autograded notebooks."""
+    return sum(out.get("ename") == "CellTimeoutError"
+               for path in (course_dir / "autograded" / student / ASSIGNMENT).glob("*.ipynb")
+               for cell in json.loads(path.read_text("utf-8"))["cells"]
+               for out in cell.get("outputs", []))
+
+
 def test_the_looping_one_costs_its_budget_and_is_named(bad_class):
+    """Whatever the load: one cell stopped, given at most the budget of wall time (the
+    deadline), in one nbgrader run, nothing after it run, and the job's own work (nbgrader,
+    the kernels: CPU time, which a busy machine does not stretch) small beside the budget."""
     looping = bad_class["outcomes"]["looping"]
-    assert looping["status"] == "graded"
+    assert looping["status"] == "graded" and not looping["killed"], looping
     assert looping["stopped_at"].startswith((f"{ENGINE_LAB}/", f"{LAB}/")), looping
     assert looping["timed_out"].get(LAB), looping  # the rest of the labs was never run
-    assert looping["seconds"] < BUDGET + MARGIN, looping  # wall time, whatever the load
+    assert _stopped_cells(bad_class["course"], "looping") == 1  # and no other cell ran
+    assert 0 < looping["stopped_after"] <= BUDGET, looping  # the deadline's, not more
+    assert looping["runs"] == 1, looping
+    assert looping["cpu"]["nbgrader"] < LOOP_CPU, looping
     assert looping["scores"][LAB][0] < looping["scores"][LAB][1]
-    assert "looping: stopped in" in bad_class["text"]
+    assert f"looping: stopped in {looping['stopped_at']} after {looping['stopped_after']} s" \
+        in bad_class["text"]
+
+
+def test_the_looping_one_costs_its_budget_of_wall_time(bad_class):
+    """On a machine that is not overloaded, the whole nbgrader part ends within the budget and
+    a margin (interrupting, killing the kernel, nbgrader's own writing). On a busy one that
+    margin's CPU work waits for a core (the test above checks what does not depend on it)."""
+    looping = bad_class["outcomes"]["looping"]
+    if bad_class["load"] > (os.cpu_count() or 1):
+        pytest.skip(f"machine busy (load {bad_class['load']:.1f}): the looping job took "
+                    f"{looping['wall']['nbgrader']:.0f} s of wall time, not timed")
+    assert looping["wall"]["nbgrader"] < BUDGET + MARGIN, looping
 
 
 def test_a_renamed_grade_id_needs_manual_grading_and_the_rest_is_graded(bad_class):
@@ -215,7 +245,7 @@ def test_a_renamed_grade_id_needs_manual_grading_and_the_rest_is_graded(bad_clas
     got, most = renamed["scores"][ENGINE_LAB]
     assert got == most - Submissions.record_points(ENGINE_LAB) > 0  # its tests: skeletons
     assert f"renamed / {LAB}: cell check_add is missing" in bad_class["text"]
-    assert renamed["seconds"] < 60, renamed  # the rest in one nbgrader run, not one per notebook
+    assert renamed["runs"] == 1, renamed  # the rest in one nbgrader run, not one per notebook
     course_dir = bad_class["course"]
     assert (course_dir / "submitted" / "renamed" / ASSIGNMENT / f"{LAB}.ipynb").is_file()
     assert not [p for p in course_dir.iterdir() if "staging" in p.name]  # all in the job
@@ -227,7 +257,7 @@ def test_a_dead_kernel_costs_one_run_and_its_notebook_needs_manual_grading(bad_c
     assert crashing["manual"][LAB].startswith("the kernel died at "), crashing
     got, most = crashing["scores"][ENGINE_LAB]
     assert got == most - Submissions.record_points(ENGINE_LAB) > 0  # its tests: skeletons
-    assert crashing["seconds"] < 60, crashing  # not regraded notebook by notebook
+    assert crashing["runs"] == 1, crashing  # not regraded notebook by notebook
     assert f"crashing / {LAB}: the kernel died at" in bad_class["text"]
 
 

@@ -142,6 +142,10 @@ def test_a_packed_folder_unpacks_the_same_and_nothing_leaves_it(tmp_path):
     assert not (tmp_path / "escape.py").exists()
 
 
+ANA = classrun.LearnerResult("ana", spent=30.0, wall={"nbgrader": 20.0, "record": 6.0, "tests": 3.0},
+                             cpu={"nbgrader": 18.0, "record": 2.0, "tests": 3.0})
+
+
 def test_progress_lines_say_done_running_failed_elapsed_eta_and_parts():
     import io
 
@@ -150,23 +154,93 @@ def test_progress_lines_say_done_running_failed_elapsed_eta_and_parts():
     out = io.StringIO()
     bar = Progress(3, 2, stream=out, tty=False)
     bar.running(2)
-    bar.finished("ana", classrun.Outcome("ana", parts={"nbgrader": 20, "record": 6, "tests": 3}))
-    bar.finished("bea", classrun.Outcome("bea", status="failed"))
+    bar.finished("ana", ANA)
+    bar.finished("bea", classrun.LearnerResult("bea", status="failed"))
     lines = out.getvalue().splitlines()
     assert lines[0] == "autograde: 3 learners, 2 at a time"
-    assert lines[1].startswith("[1/3] ana: graded in 29 s (nbgrader 20 s, record 6 s, tests 3 s);")
+    assert lines[1].startswith("[1/3] ana: graded in 29 s, 23 s CPU (79%): nbgrader 20 s / 18 s "
+                               "CPU, record 6 s / 2 s CPU, tests 3 s / 3 s CPU;"), lines[1]
     assert "running 2, failed 0, elapsed 0:00, ETA " in lines[1]
     assert lines[2].startswith("[2/3] bea: failed; running 2, failed 1")
 
 
 def test_the_report_gives_time_by_part_and_the_cpu_share():
-    outcomes = [classrun.Outcome("ana", spent=30.0, cpu=34.0, parts={"nbgrader": 20, "record": 6}),
-                classrun.Outcome("bea", spent=10.0, cpu=14.0, parts={"nbgrader": 9})]
-    text = classrun.report_text(outcomes, 60.0, 40.0, cores=2)
-    assert ("2 at a time, CPU 48 s = 60% of 2 x the wall time, the kernels' 40 s of it on the "
-            "budget") in text
-    assert ("ana: no score in 26 s (nbgrader 20 s, record 6 s; 34 s CPU, 30 s of it on the "
-            "budget)") in text
+    """The report's lines and the progress lines give a learner's time alike (the same parts,
+    wall and CPU), and the class's CPU is every part of every job."""
+    results = [ANA, classrun.LearnerResult("bea", spent=10.0, wall={"nbgrader": 9.0},
+                                           cpu={"nbgrader": 7.0})]
+    text = classrun.report_text(results, 60.0, 40.0, cores=2)
+    assert "2 at a time, CPU 30 s = 38% of 2 x the wall time)" in text, text
+    assert ("The learners' jobs: 38 s, 30 s CPU (79%): nbgrader 29 s / 25 s CPU, record 6 s / "
+            "2 s CPU, tests 3 s / 3 s CPU; the kernels' 40 s of CPU on the budget") in text, text
+    assert ("ana: no score in 29 s, 23 s CPU (79%): nbgrader 20 s / 18 s CPU, record 6 s / 2 s "
+            "CPU, tests 3 s / 3 s CPU; 30 s of the budget") in text, text
+
+
+def test_a_learners_time_is_counted_once_by_part(monkeypatch):
+    """``job.Meter``: the learner's tests, run inside the scores of record, count as tests
+    only; each command's CPU (``Result.cpu``) counts in the part that ran it, never twice."""
+    from minitorch_grading import job, sandbox
+
+    clock = {"wall": 0.0, "cpu": 0.0}
+    monkeypatch.setattr(job.time, "monotonic", lambda: clock["wall"])
+    monkeypatch.setattr(job.time, "thread_time", lambda: clock["cpu"])
+    monkeypatch.setattr(job.Job, "_run", lambda self, argv, **kw: sandbox.Result(
+        0, b"", b"", 0.0, False, argv, float(argv[0])))
+    box = job.Job(Path("/nonexistent"), unsafe=True)
+
+    def spend(wall: float, own: float, command: float = 0.0) -> None:
+        clock["wall"] += wall
+        clock["cpu"] += own
+        if command:
+            box.run([str(command)])
+
+    with job.Meter() as meter:
+        with meter, job.part("nbgrader"):  # entered again (a worker's job and grade_job)
+            spend(10.0, 1.0, command=8.0)
+        with job.part("record"):
+            spend(2.0, 0.5, command=1.0)
+            with job.part("tests"):
+                spend(5.0, 0.25, command=4.0)
+            spend(1.0, 0.3)
+    box.run(["100"])  # outside any meter: counted nowhere
+    wall, cpu = meter.rounded()
+    assert wall == {"nbgrader": 10.0, "record": 3.0, "tests": 5.0}
+    assert cpu == {"nbgrader": 9.0, "record": 1.8, "tests": 4.2}
+    assert sum(wall.values()) == clock["wall"]
+
+
+def test_the_stopped_cell_and_its_time_are_read_from_nbgrader_log():
+    """``nbgrader_ext.STOPPED_LOG`` as nbgrader prints it: a cell named by grade_id or by
+    index ("cell 15": a space), and the wall seconds it was given."""
+    from minitorch_grading import nbgrader_ext
+
+    for where in ("cell 15", "01-elementwise-ops/check_add"):
+        out = classrun.LearnerResult("x")
+        line = nbgrader_ext.STOPPED_LOG % ("x", where, 28)
+        classrun._stopped(f"[AutogradeApp | INFO] {line}\n[AutogradeApp | INFO] next\n", out)
+        assert out.stopped and out.stopped_after == 28, (line, out)
+
+
+def test_the_benchmarks_table_gives_the_reports_parts(tmp_path):
+    """``make class-bench``'s per-kind table reads the report's parts, wall and CPU, and its
+    total is the whole job, as in the report's line and the progress line (not one part)."""
+    import importlib.util
+
+    from minitorch_authoring.repository import ROOT
+
+    spec = importlib.util.spec_from_file_location("class_bench", ROOT / "benchmarks" / "class_run.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bea = classrun.LearnerResult("bea", wall={"nbgrader": 41.0, "record": 2.0, "tests": 30.0},
+                                 cpu={"nbgrader": 38.0, "record": 1.0, "tests": 27.0})
+    classrun.write_report(tmp_path, [ANA, bea], 60.0, 80.0)
+    table = bench.per_kind(tmp_path, {"ana": "honest/ref", "bea": "honest/ref"})
+    row = next(line for line in table.splitlines() if line.startswith("honest/ref"))
+    assert row.split()[2:] == ["20-41", "/", "18-38", "2-6", "/", "1-2", "3-30", "/", "3-27",
+                               "29-73", "/", "23-66", "graded"], table
+    assert bench.job_seconds(tmp_path) == [29.0, 73.0]
+
 
 # ---------------------------------------------------------------- the course's language in a job
 _TIMED_OUT = """
