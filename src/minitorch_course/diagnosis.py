@@ -352,7 +352,8 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
         if copies > 1 and np.isclose(r * copies, 1.0):
             return Diagnosis("factor", "factor-averaged-copies",
                              {**generic, "ratio": r, "what": "gradient", "k": copies})
-        return _left_out_axes(_factor(r, "gradient"), op, k.case, k.inputs)
+        return _left_out_axes(_factor(r, "gradient"), k.case, k.inputs,
+                              None if k.upstream is None else np.size(k.upstream))
     wrong = ~np.isclose(got, want, rtol=rtol * 10, atol=atol * 10)
     if wrong.any():
         located = _located(op, k, wrong)
@@ -371,12 +372,12 @@ def explain_gradient(op: Op | None, case: Case, index: int, x: np.ndarray,
     return Diagnosis("values", "values", generic)
 
 
-def _left_out_axes(d: Diagnosis, op: Op | None, case: Case | None, inputs) -> Diagnosis:
+def _left_out_axes(d: Diagnosis, case: Case | None, inputs, out_size: int | None) -> Diagnosis:
     """A reduction whose count is k times too small, when k is the size of some of the axes
     it reduces (not all): those axes are the ones the count left out (a mean over (0, 1)
     dividing by the first axis' size only). Named only when one set of axes gives k."""
-    if (d.id != "factor-division-missing" or op is None or case is None or not inputs
-            or "axis" not in case.kwargs):  # a case that names the axes it reduces
+    if (d.id != "factor-division-missing" or case is None or not inputs or out_size is None
+            or out_size >= np.size(inputs[0])):  # the evidence: the op's output is smaller
         return d
     shape = np.shape(inputs[0])
     axis = case.kwargs.get("axis")
@@ -455,7 +456,7 @@ def explain_forward_values(op: Op | None, got: np.ndarray, want: np.ndarray,
         r = float(np.median(ratios))
         if (np.isfinite(r) and r != 0 and not np.isclose(r, 1.0)
                 and np.allclose(ratios, r, rtol=1e-6) and np.allclose(got[~nonzero], 0.0)):
-            d = _left_out_axes(_factor(r, "output"), op, case, inputs)
+            d = _left_out_axes(_factor(r, "output"), case, inputs, np.size(want))
             return Diagnosis(d.kind, d.id, {**d.params, **forward})
     return Diagnosis("forward", "forward", {**forward, "formula": op.formula if op else ""})
 
