@@ -43,7 +43,7 @@ def test_the_extension_parts_are_read_from_the_notebook(tmp_path):
     cells = _lab06(instructor)
     for cell in cells:
         grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
-        if grade_id == "nota_silu":
+        if grade_id == "silu_note":
             text = "".join(cell["source"])
             cell["source"] = text.split("**Primitiva o compuesta:**")[0] + \
                 "**Primitiva o compuesta:** primitiva."
