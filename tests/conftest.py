@@ -99,11 +99,14 @@ def english_words(text: str) -> list[str]:
 # also counts the sandboxed workers), both workers, 6 Dec 2026 at load 7-19; only their order
 # matters. The round trip's reference was cut short by its 60 s time budget at that load (it
 # costs more). test_runner and test_record_tests_job: not measured that day, their 2 Dec figures
-# at that day's ratio (1/6). A module not listed comes after them, the ones with slow tests first.
+# at that day's ratio (1/6); test_old_release: user + sys of its own run (nbgrader, the class
+# run's sandboxes), the same day at load 12-18. A module not listed comes after them, the ones
+# with slow tests first.
 COST = {
     "test_classrun": 108, "test_record": 91, "test_nbgrader_roundtrip": 83,
     "test_classrun_parallel": 81, "test_site": 73, "test_heldout_scores": 69,
-    "test_learner_tests": 66, "test_notebooks_nbval": 65, "test_fuzz": 54, "test_mutants": 38,
+    "test_learner_tests": 66, "test_notebooks_nbval": 65, "test_old_release": 60,
+    "test_fuzz": 54, "test_mutants": 38,
     "test_notebooks_en": 32, "test_notebooks": 25, "test_hostile_class": 22, "test_i18n": 9,
     "test_runner": 8, "test_record_tests_job": 8, "test_memory": 8, "test_mutation_score": 4,
     "test_release_kit": 3,
