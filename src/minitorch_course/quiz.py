@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minitorch_course import i18n
+from minitorch_course import i18n, renames
 from minitorch_course.i18n import _, language, t
 
 NOTEBOOK = "07-quiz"
@@ -246,9 +246,7 @@ def read_answers_from_cells(cells: list[dict]) -> dict[str, object]:
 
 
 def _literals(cells: list[dict]) -> tuple[dict[str, object], dict[str, str]]:
-    from minitorch_course.renames import old_variables  # it reads QUESTIONS: no import circle
-
-    renamed = old_variables()
+    renamed = renames.old_variables()
     values: dict[str, object] = {}
     problems: dict[str, str] = {}
     for cell in cells:
