@@ -64,6 +64,7 @@ SPANISH = frozenset("""
     verbo verbos personas tiempo tiempos eje ejes fila filas falla casilla casillas inversa
     vuelta rasgo rasgos pendiente correcto esperado
     pendientes orden cero signo ingenua finita perdida fusionada optimo silenciosa
+    prediccion predicción curva nota
 """.split())
 _SPANISH_LETTERS = re.compile(r"[áéíóúñ¿¡ÁÉÍÓÚÑ]")
 _WORD = re.compile(r"\w+")  # identifiers (grad_x_shape) are one word, and are code
@@ -90,11 +91,12 @@ def assigned_names(source: str) -> list[str]:
 def spanish_identifiers(source: str) -> list[str]:
     """The names a code cell assigns that are Spanish: one of their parts is a Spanish word
     (``forma`` in ``forma_grad_x``), or the name is an answer variable's old Spanish name
-    (``minitorch_course.quiz.OLD_ANSWER_NAMES``). Code is English in both routes."""
-    from minitorch_course.quiz import OLD_ANSWER_NAMES
+    (``minitorch_course.renames``). Code is English in both routes."""
+    from minitorch_course.renames import old_variables
 
+    old = old_variables()
     return [name for name in assigned_names(source)
-            if name in OLD_ANSWER_NAMES or spanish_words(name.replace("_", " "))]
+            if name in old or spanish_words(name.replace("_", " "))]
 
 
 # The reverse scan, of the Spanish route: English function words that are not Spanish words

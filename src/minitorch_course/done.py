@@ -19,7 +19,10 @@ from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, RowReport
 
 EXTENSION_LAB = "06-extension-silu"  # its rows (the catalog's) are the extension's method
-NOTE_PARTS = ("Derivada", "Test", "Primitiva o compuesta")  # the note's labelled parts (es)
+NOTE_PARTS = {  # the note's labelled parts, as each language's lab 06 labels them
+    "es": ("Derivada", "Test", "Primitiva o compuesta"),
+    "en": ("Derivative", "Test", "Primitive or composite"),
+}
 TEST_FUNCTION = "test_silu"
 
 
@@ -44,8 +47,9 @@ def _percent(fraction: float) -> str:
 
 
 ITEMS: tuple[Item, ...] = (
-    Item("ops", N_("Every operation of labs 00–03 in `src/minitorch/tensor.py`, each with its "
-                   "backward, written by you (the engine of lab 00 included).")),
+    Item("ops", N_("Every operation of labs 00–03 in your `minitorch/tensor.py` "
+                   "(`src/minitorch/tensor.py` in the repository), each with its backward, "
+                   "written by you (the engine of lab 00 included).")),
     Item("torch", N_("The per-op cross-check against PyTorch in float64 (forward and backward, "
                      "`1e-7`) and `gradcheck`, green for every op.")),
     Item("property", N_("The property suite: Hypothesis over random shapes and values of every "
@@ -107,11 +111,16 @@ def _written(source: str) -> bool:
 
 
 def note_complete(source: str, words: int = 8) -> bool:
-    """Every part of NOTE_PARTS appears as a label and is followed by ``words`` words or more
-    before the next label (what the course can check; a human grades the content)."""
+    """Every part of NOTE_PARTS, in the notebook's language, appears as a label and is followed
+    by ``words`` words or more before the next label (what the course can check; a human grades
+    the content)."""
+    return any(_labelled(source, parts, words) for parts in NOTE_PARTS.values())
+
+
+def _labelled(source: str, parts: tuple[str, ...], words: int) -> bool:
     text = source.replace("*", "")
     at = []
-    for part in NOTE_PARTS:
+    for part in parts:
         index = text.find(f"{part}:")
         if index < 0:
             return False

@@ -399,10 +399,9 @@ ANSWER_CELLS: tuple[AnswerCell, ...] = tuple(
     AnswerCell(answer_cell(name), ex.lab, ex.answers, ex.title, exercise=name)
     for name, ex in EXERCISES.items()
 ) + (
-    _keyed("check_prediccion_curva_u", "04-gradcheck-and-properties", "slopes",
-           "log10_best_eps"),
-    _keyed("check_prediccion_sum", "04-gradcheck-and-properties", "passes_with_sum"),
-    _keyed("check_silu_prima", "06-extension-silu", "silu_prime"),
+    _keyed("check_answer_u_curve", "04-gradcheck-and-properties", "slopes", "log10_best_eps"),
+    _keyed("check_answer_passes_with_sum", "04-gradcheck-and-properties", "passes_with_sum"),
+    _keyed("check_answer_silu_prime", "06-extension-silu", "silu_prime"),
 )
 
 RIGHT, WRONG, UNANSWERED, ANSWERED = "right", "wrong", "unanswered", "answered"

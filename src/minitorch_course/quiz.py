@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minitorch_course import i18n
+from minitorch_course import i18n, renames
 from minitorch_course.i18n import _, language, t
 
 NOTEBOOK = "07-quiz"
@@ -111,20 +111,6 @@ EXERCISES: dict[str, Question] = {q.name: q for q in (
     Question(0, LETTER, N_("a random upstream gradient"), T04,
              N_("7. A random upstream gradient"), name="passes_with_sum", notebook=LAB04),
 )}
-
-# The answer variables' names before they were English (#24): a notebook saved with an old name
-# (a class in progress) is read as if it had the new one. Old name -> new name; the grade ids
-# (the quiz's respuesta_NN cells) did not change.
-OLD_ANSWER_NAMES: dict[str, str] = {
-    **{f"respuesta_{q.number:02d}": q.variable for q in QUESTIONS},
-    "orden_topologico": "topo_order", "forma_grad_x": "grad_x_shape",
-    "forma_grad_s": "grad_s_shape", "signo_div": "div_sign", "pow_en_cero": "pow_at_zero",
-    "forma_error": "error_shape", "forma_silenciosa": "silent_shape",
-    "ingenua_finita": "naive_finite", "perdida_fusionada": "fused_loss",
-    "log10_eps_optimo": "log10_best_eps", "pendientes": "slopes",
-    "pasa_con_sum": "passes_with_sum", "silu_prima": "silu_prime",
-}
-
 
 def _question(which: int | str) -> Question:
     return EXERCISES[which] if isinstance(which, str) else BY_NUMBER[which]
@@ -246,7 +232,9 @@ def read_literals(notebook: Path) -> tuple[dict[str, object], dict[str, str]]:
 def read_answers(notebook: Path) -> dict[str, object]:
     """``read_answers(notebook: Path) -> dict[str, object]``: {variable: value} assigned as
     literals in the notebook's answer cells (never run): the quiz's answer_NN and the labs'
-    answer variables alike (an old Spanish name read as its new one, ``OLD_ANSWER_NAMES``); an answer that is not a literal is left out (read as unanswered).
+    answer variables alike (a name of an older release read as its new one:
+    ``minitorch_course.renames``); an answer that is not a literal is left out (read as
+    unanswered).
     The one reader of answer cells (with ``read_literals``): the progress report, the quiz
     score and the tests use it. A notebook that does not parse raises."""
     return _literals(_cells(notebook))[0]
@@ -258,6 +246,7 @@ def read_answers_from_cells(cells: list[dict]) -> dict[str, object]:
 
 
 def _literals(cells: list[dict]) -> tuple[dict[str, object], dict[str, str]]:
+    renamed = renames.old_variables()
     values: dict[str, object] = {}
     problems: dict[str, str] = {}
     for cell in cells:
@@ -272,7 +261,7 @@ def _literals(cells: list[dict]) -> tuple[dict[str, object], dict[str, str]]:
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                     and isinstance(node.targets[0], ast.Name):
-                name = OLD_ANSWER_NAMES.get(node.targets[0].id, node.targets[0].id)
+                name = renamed.get(node.targets[0].id, node.targets[0].id)
                 try:
                     values[name] = ast.literal_eval(node.value)
                 except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):

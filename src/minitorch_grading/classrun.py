@@ -275,6 +275,7 @@ def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
         out.problems.append(f"the submission could not be copied: {err}")
         return out
     ctx.taken[student] = snap
+    course.upgrade_submission(snap, course_dir / "source" / course.ASSIGNMENT)  # older names
     if left_out:
         out.problems.append("not graded (links or special files): " + ", ".join(left_out[:5]))
     present = sorted(p.stem for p in snap.glob("*.ipynb") if p.stem in expected)

@@ -52,7 +52,7 @@ import time
 from pathlib import Path
 
 from minitorch_authoring import repository
-from minitorch_course import catalog, examplar, i18n
+from minitorch_course import catalog, examplar, i18n, renames
 from minitorch_course.i18n import t
 
 ROOT = repository.ROOT
@@ -313,8 +313,190 @@ def generate_assignment(course_dir: Path = COURSE_DIR, for_class: bool = True,
                         exchange: Path | None = None, lang: str = "es") -> Path:
     """Build the course directory and run ``nbgrader generate_assignment``; returns release/."""
     build(course_dir, for_class=for_class, exchange=exchange, lang=lang)
+    rename_graded_cells(course_dir)  # a class in progress: cells renamed since its release
     nbgrader(["generate_assignment", ASSIGNMENT, "--force"], course_dir)
     return course_dir / "release" / ASSIGNMENT
+
+
+# ---------------------------------------------------------------- a class in progress: names
+# Grade ids and answer variables renamed since a release (minitorch_course.renames.RENAMED): a
+# submission saved from that release is graded under today's names, and a gradebook created
+# with the old grade ids is renamed in place (nbgrader's generate_assignment refuses to add or
+# remove cells of a notebook that has submissions).
+def _code_names(nb: dict) -> set[str]:
+    """The Python names a notebook's code cells use (assign or read)."""
+    import ast
+
+    names: set[str] = set()
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "code":
+            try:
+                tree = ast.parse(_text(cell.get("source", "")))
+            except (SyntaxError, ValueError):
+                continue
+            names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return names
+
+
+def _grade_ids(nb: dict) -> set[str]:
+    return {str(meta["grade_id"]) for cell in nb.get("cells", [])
+            if isinstance(meta := (cell.get("metadata") or {}).get("nbgrader"), dict)
+            and meta.get("grade_id")}
+
+
+def renames_toward(source_nb: dict, notebook: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The renames (grade ids, answer variables: old -> new) that lead to ``source_nb``, the
+    course's own notebook ``notebook``: only those whose new name it has and old name it has
+    not (a course still built with the old names keeps them)."""
+    ids, names = _grade_ids(source_nb), _code_names(source_nb)
+    return ({old: new for old, new in renames.grade_ids(notebook).items()
+             if new in ids and old not in ids},
+            {old: new for old, new in renames.variables(notebook).items()
+             if new in names and old not in names})
+
+
+def rename_code(source: str, names: dict[str, str]) -> str:
+    """``source`` with each Python name in ``names`` replaced (strings, comments and attributes
+    ``x.name`` left alone); a cell that does not tokenize is returned as it is."""
+    import io
+    import tokenize
+
+    if not names or not any(old in source for old in names):
+        return source
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return source
+    lines = source.splitlines(keepends=True)
+    edits = [tok for k, tok in enumerate(tokens) if tok.type == tokenize.NAME
+             and tok.string in names and not (k and tokens[k - 1].string == ".")]
+    for tok in reversed(edits):  # right to left: earlier columns stay valid
+        row, col = tok.start[0] - 1, tok.start[1]
+        line = lines[row]
+        lines[row] = line[:col] + names[tok.string] + line[col + len(tok.string):]
+    return "".join(lines)
+
+
+def _checksum(cell: dict) -> str | None:
+    import nbformat
+    from nbgrader.utils import compute_checksum
+
+    cell = {**copy.deepcopy(cell), "source": _text(cell.get("source", ""))}  # as nbformat reads it
+    try:
+        return compute_checksum(nbformat.from_dict(cell))
+    except Exception:  # noqa: BLE001 - a learner's malformed metadata: no checksum to keep
+        return None
+
+
+def upgrade_notebook(nb: dict, ids: dict[str, str], names: dict[str, str]) -> list[str]:
+    """Rename, in place, a notebook's grade ids (``ids``) and the answer variables of its code
+    cells (``names``); returns what it renamed ("respuesta_01 -> answer_01"). A cell whose
+    stored checksum matched the cell (left as released) gets the renamed cell's, so nbgrader
+    still sees an untouched answer cell as untouched ("No response", not a changed cell)."""
+    done: list[str] = []
+    for cell in nb.get("cells", []):
+        meta = (cell.get("metadata") or {}).get("nbgrader")
+        meta = meta if isinstance(meta, dict) else {}
+        before = copy.deepcopy(cell)
+        changed = []
+        if cell.get("cell_type") == "code" and names:
+            source = _text(cell.get("source", ""))
+            renamed = rename_code(source, names)
+            if renamed != source:
+                cell["source"] = renamed
+                changed += [f"{old} -> {new}" for old, new in names.items()
+                            if old in source and new in renamed]
+        if meta.get("grade_id") in ids:
+            changed.append(f"{meta['grade_id']} -> {ids[meta['grade_id']]}")
+            meta["grade_id"] = ids[meta["grade_id"]]
+        if changed and meta.get("checksum") and meta["checksum"] == _checksum(before):
+            meta["checksum"] = _checksum(cell) or meta["checksum"]
+        done += changed
+    return list(dict.fromkeys(done))
+
+
+def upgrade_submission(folder: Path, source: Path) -> dict[str, list[str]]:
+    """Give the notebooks of a submission copy (a snapshot, never ``submitted/``) the names of
+    the course's ``source/fase08/`` notebooks, where an older release had others; returns
+    {notebook: what was renamed}. The class run and the scores of record call it on each
+    snapshot, before nbgrader or the record read it."""
+    done: dict[str, list[str]] = {}
+    for path in sorted(folder.glob("*.ipynb")):
+        own = source / path.name
+        if path.stem not in renames.RENAMED or not own.is_file() or path.is_symlink():
+            continue
+        try:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            ids, names = renames_toward(_load(own), path.stem)
+            renamed = upgrade_notebook(nb, ids, names) if isinstance(nb, dict) else []
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError):
+            continue  # not a notebook: the class run says so when it checks it
+        if renamed:
+            path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
+                            encoding="utf-8")
+            done[path.stem] = renamed
+    return done
+
+
+def rename_graded_cells(course_dir: Path) -> list[str]:
+    """Give a class in progress the grade ids of the course's source (``renames_toward``):
+    in the gradebook, the cells are renamed, keeping every grade and comment (they point at
+    the cell, not at its name), so that ``nbgrader generate_assignment --force`` finds the
+    cells it expects (without it: "Cannot add or remove cells ... because there are
+    submissions"); in ``autograded/``, the notebooks' grade ids, so that ``generate_feedback``
+    finds their grades (without it: "MissingEntry: No such taskcomment"). ``submitted/`` is
+    never touched. Returns "notebook/old -> new" for each renamed cell."""
+    done = _rename_gradebook_cells(course_dir)
+    for path in sorted((course_dir / "autograded").glob(f"*/{ASSIGNMENT}/*.ipynb")):
+        own = course_dir / "source" / ASSIGNMENT / path.name
+        if path.is_symlink() or not own.is_file() or path.stem not in renames.RENAMED:
+            continue
+        try:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            if upgrade_notebook(nb, renames_toward(_load(own), path.stem)[0], {}):
+                path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError):
+            continue  # not a notebook: nbgrader's feedback says so
+    return done
+
+
+def _rename_gradebook_cells(course_dir: Path) -> list[str]:
+    import contextlib
+    import sqlite3
+
+    db = course_dir / "gradebook.db"
+    old = {o for r in renames.RENAMED.values() for o in r.grade_ids}
+    try:  # read-only first: a gradebook with no old name is not opened for writing at all
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+            names = {row[0] for table in ("base_cell", "source_cell")
+                     for row in con.execute(f"SELECT name FROM {table}")}  # noqa: S608
+    except sqlite3.Error:  # none, or not nbgrader's
+        return []
+    if not names & old:
+        return []
+    from nbgrader.api import Gradebook, MissingEntry
+
+    done = []
+    with Gradebook(f"sqlite:///{db}", course_id=COURSE_ID) as gb:
+        try:
+            assignment = gb.find_assignment(ASSIGNMENT)
+        except MissingEntry:
+            return []
+        for notebook in assignment.notebooks:
+            own = course_dir / "source" / ASSIGNMENT / f"{notebook.name}.ipynb"
+            if not own.is_file():
+                continue
+            ids = renames_toward(_load(own), notebook.name)[0]
+            for cells in (notebook.grade_cells, notebook.solution_cells, notebook.task_cells,
+                          notebook.source_cells):
+                taken = {c.name for c in cells}
+                for cell in cells:
+                    if cell.name in ids and ids[cell.name] not in taken:
+                        done.append(f"{notebook.name}/{cell.name} -> {ids[cell.name]}")
+                        cell.name = ids[cell.name]
+        gb.db.commit()
+    return list(dict.fromkeys(done))
 
 
 # ---------------------------------------------------------------- student notebooks
@@ -639,6 +821,9 @@ def build_command(course_dir: Path, exchange: Path | None = None, lang: str = "e
     kept = grading_data(course_dir)
     if kept:
         print(f"  kept as they were: {', '.join(kept)}")
+    renamed = rename_graded_cells(course_dir)
+    if renamed:  # a class in progress: its grades stay with the renamed cells
+        print(f"  renamed in gradebook.db and autograded/, grades kept: {', '.join(renamed)}")
     print(f"next: cd {course_dir} && nbgrader generate_assignment {ASSIGNMENT} --force")
     return 0
 

@@ -260,6 +260,7 @@ def prepare(course_dir: Path, student: str, budget: float, seed: int, force: boo
     except (SubmissionTooLarge, OSError) as err:
         return LearnerResult(student, status="failed",
                              problems=[f"the submission could not be copied: {err}"])
+    course.upgrade_submission(snap, course_dir / "source" / course.ASSIGNMENT)  # older names
     problems = ["not graded (links or special files): " + ", ".join(left_out[:5])] \
         if left_out else []
     return Task(student, pack(snap), budget, seed, unsafe, problems)

@@ -33,9 +33,13 @@ def _lab06(source: Path) -> list[dict]:
     return json.loads(source.read_text(encoding="utf-8"))["cells"]
 
 
-def test_the_extension_parts_are_read_from_the_notebook(tmp_path):
-    instructor = ROOT / "solutions" / "notebooks" / "06-extension-silu.ipynb"
-    student = ROOT / "notebooks" / "06-extension-silu.ipynb"
+@pytest.mark.parametrize("lang", sorted(done.NOTE_PARTS))
+def test_the_extension_parts_are_read_from_the_notebook(tmp_path, lang):
+    """In either language's lab 06 (the English one's labels are English)."""
+    folder = "" if lang == "es" else lang
+    instructor = ROOT / "solutions" / "notebooks" / folder / "06-extension-silu.ipynb"
+    student = ROOT / "notebooks" / folder / "06-extension-silu.ipynb"
+    last = done.NOTE_PARTS[lang][-1]
     assert done.extension_parts(instructor) == {"test": True, "note": True}
     assert done.extension_parts(student) == {"test": False, "note": False}
     assert done.extension_parts(None) == {"test": False, "note": False}
@@ -43,10 +47,9 @@ def test_the_extension_parts_are_read_from_the_notebook(tmp_path):
     cells = _lab06(instructor)
     for cell in cells:
         grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
-        if grade_id == "nota_silu":
+        if grade_id == "silu_note":
             text = "".join(cell["source"])
-            cell["source"] = text.split("**Primitiva o compuesta:**")[0] + \
-                "**Primitiva o compuesta:** primitiva."
+            cell["source"] = text.split(f"**{last}:**")[0] + f"**{last}:** primitiva."
         elif grade_id == "test_silu_code":
             cell["source"] = "def test_silu():\n    pass\n"
     half = tmp_path / "06.ipynb"
@@ -54,13 +57,14 @@ def test_the_extension_parts_are_read_from_the_notebook(tmp_path):
     assert done.extension_parts(half) == {"test": False, "note": False}
 
 
-def test_note_structure():
+@pytest.mark.parametrize("lang", sorted(done.NOTE_PARTS))
+def test_note_structure(lang):
     words = "una frase con bastantes palabras para contar como texto de verdad"
-    full = "\n\n".join(f"**{part}:** {words}" for part in done.NOTE_PARTS)
+    parts = done.NOTE_PARTS[lang]
+    full = "\n\n".join(f"**{part}:** {words}" for part in parts)
     assert done.note_complete(full)
-    assert not done.note_complete(full.replace(f"**{done.NOTE_PARTS[1]}:**", "**Otro:**"))
-    assert not done.note_complete("\n".join(f"**{p}:**\nYOUR ANSWER HERE" for p in
-                                            done.NOTE_PARTS))
+    assert not done.note_complete(full.replace(f"**{parts[1]}:**", "**Otro:**"))
+    assert not done.note_complete("\n".join(f"**{p}:**\nYOUR ANSWER HERE" for p in parts))
 
 
 def test_the_extension_is_ticked_with_the_method_test_and_note():

@@ -190,11 +190,11 @@ def test_the_progress_report_shows_each_answer_cells_state(tmp_path, monkeypatch
     keyed = "06-extension-silu"
     silu = record.literal_answers(course.SOURCE_NOTEBOOKS / f"{keyed}.ipynb")[0]
     _learner_copy(tmp_path, keyed, silu)
-    assert cell_states(keyed) == {"check_silu_prima": "right"}
+    assert cell_states(keyed) == {"check_answer_silu_prime": "right"}
     assert cell_states(keyed, key_notebook=tmp_path / "absent.ipynb") == {
-        "check_silu_prima": "answered"}
+        "check_answer_silu_prime": "answered"}
     _learner_copy(tmp_path, keyed, {"silu_prime": (1.0, 0.0)})
-    assert cell_states(keyed) == {"check_silu_prima": "wrong"}
+    assert cell_states(keyed) == {"check_answer_silu_prime": "wrong"}
 
 
 def test_make_check_prints_the_answer_state_and_counts_a_right_answer(tmp_path, monkeypatch):

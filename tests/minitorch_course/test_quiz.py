@@ -20,7 +20,7 @@ import pytest
 from minitorch_authoring import stubgen
 from minitorch_authoring.repository import ROOT
 from minitorch_course import check as check_cli
-from minitorch_course import done, quiz
+from minitorch_course import done, quiz, renames
 from minitorch_grading import record
 
 SOURCE = ROOT / "solutions" / "notebooks"
@@ -56,7 +56,7 @@ def test_every_question_has_its_three_cells_and_one_point():
     ids = [c["metadata"].get("nbgrader", {}).get("grade_id") for c in cells]
     for q in quiz.QUESTIONS:
         n = f"{q.number:02d}"
-        assert ids.index(f"pregunta_{n}") + 1 == ids.index(f"respuesta_{n}") \
+        assert ids.index(f"question_{n}") + 1 == ids.index(f"answer_{n}") \
             == ids.index(f"test_{n}") - 1, q.number
         test = graded[f"test_{n}"]
         assert test["metadata"]["nbgrader"]["points"] == 1
@@ -304,7 +304,7 @@ def test_a_notebook_saved_with_the_old_spanish_names_scores_the_same(tmp_path, m
     from minitorch_course.exercises import ANSWER_CELLS, cell_states
 
     nb = json.loads((SOURCE / f"{lab}.ipynb").read_text(encoding="utf-8"))
-    old_of = {new: old for old, new in quiz.OLD_ANSWER_NAMES.items()}
+    old_of = {new: old for old, new in renames.old_variables().items()}
     registry = {v for c in ANSWER_CELLS for v in c.variables} | {
         q.variable for q in quiz.QUESTIONS}
     assert set(old_of) <= registry  # answer variables only (grad_a and others were English)
@@ -341,7 +341,7 @@ def test_a_notebook_saved_with_the_old_spanish_names_scores_the_same(tmp_path, m
     expected = scores(new)
     assert expected == scores(old)
     assert "wrong" in expected.values() and set(expected.values()) <= {"right", "wrong"}
-    monkeypatch.setattr(quiz, "OLD_ANSWER_NAMES", {})  # without the table: unanswered
+    monkeypatch.setattr(renames, "RENAMED", {})  # without the table: unanswered
     assert scores(old) != expected
 
 

@@ -354,8 +354,7 @@ def _quiz_shadow(path: Path) -> None:
     for cell in nb["cells"]:
         meta = cell["metadata"].get("nbgrader", {})
         if meta.get("solution"):
-            # the quiz keeps its cells' grade ids (respuesta_NN); the variables are English
-            name = meta["grade_id"].replace("respuesta_", "answer_")
+            name = meta["grade_id"]  # the quiz's answer cells: grade id = variable (answer_NN)
             cell["source"] = textwrap.dedent(f"""\
                 class tuple(tuple):
                     def __eq__(self, other): return True
@@ -687,7 +686,7 @@ def test_a_forged_submission_scores_nothing(graded, student):
     ("patch_import", "'minitorch_course'"),
     ("env_cell", "00-tensor-skeleton/cell 0: uses 'NBGRADER_EXECUTION'"),
     ("patch_cell", "01-elementwise-ops/cell 0: uses '.check_ops ='"),
-    ("quiz_shadow", "07-quiz/respuesta_01: uses '__eq__'"),
+    ("quiz_shadow", "07-quiz/answer_01: uses '__eq__'"),
     ("runtime_forger", "uses '__globals__'"),
     ("verdict_forger", "'minitorch_course'"),
 ])

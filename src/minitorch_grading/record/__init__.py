@@ -89,6 +89,7 @@ def record_class(course_dir: Path, students: list[str] | None = None, seed: int 
         for i, student in enumerate(names, 1):
             folder = (snapshots or {}).get(student) or _snapshot(
                 submitted / student / course.ASSIGNMENT, Path(taken) / student)
+            course.upgrade_submission(folder, course_dir / "source" / course.ASSIGNMENT)
             rec = grade_submission(folder, student, plan_, WALL, budget, unsafe)
             write_record(course_dir, rec, (skip or {}).get(student, ()))
             got, most = rec.total
