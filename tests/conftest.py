@@ -127,6 +127,55 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items.sort(key=lambda item: (-COST.get(item.path.stem, 0), item.path not in slow))
 
 
+# ---------------------------------------------------------------- strict nbval, one process
+def nbval(paths: list[Path], env: dict[str, str], folder: Path) -> dict[Path | None, list]:
+    """Strict nbval (every output compared, sanitized by ``tests/nbval_sanitize.cfg``) of the
+    notebooks ``paths`` in ONE pytest process, each notebook in its own kernel as nbval does:
+    a pytest process with nbval costs 3.7 s of CPU to start (nbformat's schema validation
+    alone 1.4 s), once per module instead of once per notebook. Returns each notebook's cells,
+    ``(cell, outcome, text)``, read from the run's JUnit XML (``folder``); what belongs to no
+    notebook (a collection error) is under ``None``, with the run's output."""
+    import subprocess
+    import xml.etree.ElementTree as ET
+
+    from minitorch_authoring.repository import ROOT
+
+    junit = folder / "nbval.xml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
+         "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"),
+         "--nbval-cell-timeout", "600", "-p", "no:cacheprovider", "-q", "--no-header",
+         "--junitxml", str(junit), *(str(p.relative_to(ROOT)) for p in paths)],
+        cwd=ROOT, env=env, capture_output=True, text=True)
+    output = proc.stdout[-6000:] + proc.stderr[-2000:]
+    owner = {str(p.relative_to(ROOT)).replace("/", "."): p for p in paths}  # JUnit's classname
+    cells: dict[Path | None, list] = {p: [] for p in paths}
+    cells[None] = []
+    if not junit.is_file():
+        cells[None].append(("pytest", f"exit {proc.returncode}", output))
+        return cells
+    for case in ET.parse(junit).iter("testcase"):
+        problem = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
+        outcome = "passed" if problem is None else problem.tag
+        text = "" if problem is None else re.sub(  # nbval's colours, as JUnit writes them
+            r"#x1B\[[0-9;]*m", "", problem.text or problem.get("message") or "")
+        cells[owner.get(case.get("classname", ""))].append((case.get("name"), outcome, text))
+    if cells[None] or not any(cells.values()):
+        cells[None].append(("pytest", f"exit {proc.returncode}", output))
+    return cells
+
+
+def nbval_problems(cells: dict[Path | None, list], path: Path) -> str:
+    """What failed in notebook ``path`` of an :func:`nbval` run ("" when every cell passed);
+    a notebook of which no cell ran fails with what the run said."""
+    mine = cells.get(path, [])
+    if not mine:
+        return f"{path.name}: no cell ran\n" + "\n".join(t for *_, t in cells.get(None, []))
+    failed = [f"{name}: {outcome}\n{text}" for name, outcome, text in mine
+              if outcome in ("failure", "error")]
+    return "\n".join(failed)[-6000:]
+
+
 # ---------------------------------------------------------------- attacks run sandboxed only
 # Prepended to every hostile source that attacks processes (writes into /proc/<pid>/fd, signals,
 # ptrace): it refuses, loudly, to run anywhere but inside the grading sandbox, whose PID
