@@ -101,14 +101,17 @@ def english_words(text: str) -> list[str]:
 # costs more). test_runner and test_record_tests_job: not measured that day, their 2 Dec figures
 # at that day's ratio (1/6). test_classrun_parallel: /usr/bin/time of the module alone, 6 Dec
 # 2026 at load 13-15 (benchmarks/README.md, "The test's cost"); test_old_release: user + sys of
-# its own run (nbgrader, the class run's sandboxes), the same day at load 12-18. A module not
-# listed comes after them, the ones with slow tests first.
+# its own run (nbgrader, the class run's sandboxes), the same day at load 12-18. Re-measured the
+# same day at load 9-17 after their cuts (user+sys of the module's pytest process and its reaped
+# children, one module at a time): test_notebooks_nbval 67 -> 39 (one nbval process),
+# test_notebooks_en 35 -> 26, test_fuzz 52, test_learner_tests (the hanging-test case: about
+# 56 -> 10). A module not listed comes after them, the ones with slow tests first.
 COST = {
     "test_classrun": 108, "test_record": 91, "test_nbgrader_roundtrip": 83,
     "test_classrun_parallel": 65, "test_site": 73, "test_heldout_scores": 69,
-    "test_learner_tests": 66, "test_notebooks_nbval": 65, "test_old_release": 60,
-    "test_fuzz": 54, "test_mutants": 38,
-    "test_notebooks_en": 32, "test_notebooks": 25, "test_hostile_class": 22, "test_i18n": 9,
+    "test_old_release": 60, "test_fuzz": 52, "test_notebooks_nbval": 39, "test_mutants": 38,
+    "test_learner_tests": 30,
+    "test_notebooks_en": 26, "test_notebooks": 25, "test_hostile_class": 22, "test_i18n": 9,
     "test_runner": 8, "test_record_tests_job": 8, "test_memory": 8, "test_mutation_score": 4,
     "test_release_kit": 3,
 }
@@ -129,6 +132,55 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike; a serial run keeps
         slow = {item.path for item in items if item.get_closest_marker("slow")}
         items.sort(key=lambda item: (-COST.get(item.path.stem, 0), item.path not in slow))
+
+
+# ---------------------------------------------------------------- strict nbval, one process
+def nbval(paths: list[Path], env: dict[str, str], folder: Path) -> dict[Path | None, list]:
+    """Strict nbval (every output compared, sanitized by ``tests/nbval_sanitize.cfg``) of the
+    notebooks ``paths`` in ONE pytest process, each notebook in its own kernel as nbval does:
+    a pytest process with nbval costs 3.7 s of CPU to start (nbformat's schema validation
+    alone 1.4 s), once per module instead of once per notebook. Returns each notebook's cells,
+    ``(cell, outcome, text)``, read from the run's JUnit XML (``folder``); what belongs to no
+    notebook (a collection error) is under ``None``, with the run's output."""
+    import subprocess
+    import xml.etree.ElementTree as ET
+
+    from minitorch_authoring.repository import ROOT
+
+    junit = folder / "nbval.xml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
+         "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"),
+         "--nbval-cell-timeout", "600", "-p", "no:cacheprovider", "-q", "--no-header",
+         "--junitxml", str(junit), *(str(p.relative_to(ROOT)) for p in paths)],
+        cwd=ROOT, env=env, capture_output=True, text=True)
+    output = proc.stdout[-6000:] + proc.stderr[-2000:]
+    owner = {str(p.relative_to(ROOT)).replace("/", "."): p for p in paths}  # JUnit's classname
+    cells: dict[Path | None, list] = {p: [] for p in paths}
+    cells[None] = []
+    if not junit.is_file():
+        cells[None].append(("pytest", f"exit {proc.returncode}", output))
+        return cells
+    for case in ET.parse(junit).iter("testcase"):
+        problem = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
+        outcome = "passed" if problem is None else problem.tag
+        text = "" if problem is None else re.sub(  # nbval's colours, as JUnit writes them
+            r"#x1B\[[0-9;]*m", "", problem.text or problem.get("message") or "")
+        cells[owner.get(case.get("classname", ""))].append((case.get("name"), outcome, text))
+    if cells[None] or not any(cells.values()):
+        cells[None].append(("pytest", f"exit {proc.returncode}", output))
+    return cells
+
+
+def nbval_problems(cells: dict[Path | None, list], path: Path) -> str:
+    """What failed in notebook ``path`` of an :func:`nbval` run ("" when every cell passed);
+    a notebook of which no cell ran fails with what the run said."""
+    mine = cells.get(path, [])
+    if not mine:
+        return f"{path.name}: no cell ran\n" + "\n".join(t for *_, t in cells.get(None, []))
+    failed = [f"{name}: {outcome}\n{text}" for name, outcome, text in mine
+              if outcome in ("failure", "error")]
+    return "\n".join(failed)[-6000:]
 
 
 # ---------------------------------------------------------------- attacks run sandboxed only

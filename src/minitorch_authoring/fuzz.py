@@ -30,6 +30,7 @@ fixed cases.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import warnings
@@ -128,6 +129,17 @@ def _torch_shape(op: Op, shapes: Sequence[Shape], kwargs: dict[str, Any]) -> Sha
     return tuple(out.shape)
 
 
+# Hypothesis validates a strategy object at its first draws: built afresh for every leaf, each
+# was validated again (a quarter of the generation's time). The same arguments give the same
+# strategy object, and the same programs (their text hashed alike before and after).
+@functools.cache
+def _arrays(shape: Shape, domain: Domain, unique: bool) -> st.SearchStrategy[np.ndarray]:
+    return hnp.arrays(np.float64, shape, elements=domain.elements(), unique=unique)
+
+
+_leaf_shape = functools.cache(leaf_shape)
+
+
 @st.composite
 def programs(draw, rows: Sequence[Op] = OPS, focus: Sequence[Op] | None = None) -> Program:
     """A random program over ``rows`` (each call of one of ``focus``, if given, at least once)."""
@@ -144,8 +156,7 @@ def programs(draw, rows: Sequence[Op] = OPS, focus: Sequence[Op] | None = None) 
 
     def leaf(shape: Shape, domain: Domain) -> int:
         if math.prod(shape) <= SMALL:  # element by element, edge values included
-            data = draw(hnp.arrays(np.float64, shape, elements=domain.elements(),
-                                   unique=domain.unique))
+            data = draw(_arrays(shape, domain, domain.unique))
         else:  # a seeded draw from the domain: 20 times faster than Hypothesis's elements
             data = domain.sample(np.random.default_rng(draw(st.integers(0, 2**32 - 1))), shape)
         return add(Leaf(data, uniform(draw, 6) > 0, domain), shape)  # 1 in 6 without grad
@@ -174,7 +185,7 @@ def programs(draw, rows: Sequence[Op] = OPS, focus: Sequence[Op] | None = None) 
             given_node = candidates[-1] if how < 3 else draw(st.sampled_from(candidates))
             first = shapes[given_node]
         else:
-            first = draw(leaf_shape(wiring, zero=rarely(draw)))
+            first = draw(_leaf_shape(wiring, zero=rarely(draw)))
         op_shapes, kwargs, slot = wiring.arguments(draw, first)
         args = []
         for pos, shape in enumerate(op_shapes):
@@ -191,8 +202,7 @@ def programs(draw, rows: Sequence[Op] = OPS, focus: Sequence[Op] | None = None) 
             out_shape)
     used = {a for step in steps if isinstance(step, Call) for a in step.args}
     sinks = tuple(i for i in nodes() if isinstance(steps[i], Call) and i not in used)
-    upstream = tuple(draw(hnp.arrays(np.float64, shapes[i], elements=REAL.elements()))
-                     for i in sinks)
+    upstream = tuple(draw(_arrays(shapes[i], REAL, False)) for i in sinks)
     return Program(tuple(steps), tuple(shapes), sinks, upstream,
                    any(n > 1 for n in uses.values()))
 

@@ -286,7 +286,7 @@ def constant_parent(g: Graph) -> Judge:
        graph=("deep", N_("a chain of 100,000 ops")))
 def deep(g: Graph) -> Judge:
     g.constant("x", np.ones(()), requires_grad=True)
-    g.node("y", "scale", "x", k=1.0, repeat=100_000)
+    g.node("y", "identity", "x", repeat=100_000)  # the order is checked, not arithmetic
     g.do("order", root="y", key="deep", summary=True, first="x")
 
     def judge(seen: Seen) -> None:

@@ -359,7 +359,12 @@ def test_a_hanging_test_is_dropped_and_the_tests_before_it_still_count(course_se
         "    (x * x).backward(np.array([1.0, 3.0]))\n"
         "    assert np.allclose(x.grad, [2.0, 12.0])\n\n"
         "def test_z_hangs():\n    while True:\n        pass\n")
-    g = examplar.grade_lab(tmp_path, LAB01, course_set, timeout=4)
+    # every wheat (each must drop the hanging test) and the chaffs of the kind asserted below:
+    # every run spins out its whole CPU limit, so each implementation costs ``timeout`` seconds
+    # (all 14 of the lab's, 4 s each, cost 56 s of CPU)
+    impls = examplar.ImplSet("hanging", course_set.wheats,
+                             [c for c in course_set.chaffs if c.kind == "every-input"])
+    g = examplar.grade_lab(tmp_path, LAB01, impls, timeout=2)
     assert g.valid == ["test_elementwise.py::test_a_product"]
     assert list(g.dropped) == ["test_elementwise.py::test_z_hangs"]
     assert any("timeout" in p for p in g.problems)
@@ -409,7 +414,10 @@ def test_the_time_limit_counts_cpu_time_not_a_loaded_machines_wait(course_set, t
         "    a, b = mt.Tensor([1.0, 2.0], requires_grad=True), mt.Tensor([3.0, 4.0])\n"
         "    (a * b).backward(np.ones(2))\n"
         "    assert a.grad.tolist() == [3.0, 4.0]\n")
-    g = examplar.grade_lab(tmp_path, LAB01, course_set, timeout=2)
+    # the wheats only: every run waits its 3 s (the lab's 14 implementations, two at a time,
+    # kept a worker idle for 21 s)
+    impls = examplar.ImplSet("waiting", course_set.wheats, [])
+    g = examplar.grade_lab(tmp_path, LAB01, impls, timeout=2)
     assert g.valid == g.tests and len(g.tests) == 1 and not g.dropped, g.to_dict()
     assert not any("timeout" in p for p in g.problems), g.problems
 

@@ -17,10 +17,9 @@ from __future__ import annotations
 import copy
 import json
 import re
-import subprocess
-import sys
 
 import pytest
+from conftest import nbval, nbval_problems
 
 from minitorch_authoring import nb_i18n, repository
 from minitorch_grading import course
@@ -309,9 +308,15 @@ def test_an_output_changed_beyond_its_words_fails():
 NBVAL = [p for p in SPANISH if p.stem[:2] in ("00", "04", "07")]
 
 
+@pytest.fixture(scope="module")
+def nbval_cells(tmp_path_factory):
+    return nbval([nb_i18n.english_path(p) for p in NBVAL], course.reference_env("en"),
+                 tmp_path_factory.mktemp("nbval-en"))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NBVAL, ids=[p.stem for p in NBVAL])
-def test_english_instructor_notebook_nbval(path):
+def test_english_instructor_notebook_nbval(path, nbval_cells):
     """Strict nbval of the English notebooks with the most run-time messages (the engine's
     checks, gradcheck's and Hypothesis' reports, the quiz's feedback), in English. The others
     run the same code (test_english_differs_from_spanish_only_in_language) and their outputs
@@ -320,14 +325,8 @@ def test_english_instructor_notebook_nbval(path):
     strict nbval in tests/repo/test_notebooks_nbval.py: nbval of all eight English notebooks
     would execute identical code a second time (measured in docs/INSTRUCTOR.md, "The labs in
     English")."""
-    english = nb_i18n.english_path(path)
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
-         "--nbval-sanitize-with", str(SANITIZE), "--nbval-cell-timeout", "600",
-         "-p", "no:cacheprovider", "-q", "--no-header", str(english.relative_to(ROOT))],
-        cwd=ROOT, env=course.reference_env("en"), capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-    assert re.search(r"\d+ passed", proc.stdout), proc.stdout[-2000:]
+    problems = nbval_problems(nbval_cells, nb_i18n.english_path(path))
+    assert not problems, problems
 
 
 @pytest.fixture(scope="module")
