@@ -51,7 +51,17 @@ from pathlib import Path
 import numpy as np
 
 from minitorch.gradcheck import DEFAULT_ATOL, DEFAULT_EPS, default_upstream, tolerance
-from minitorch_course import diagnosis, engine_checks, examplar, i18n, mlp_checks, op_checks, runner
+from minitorch_authoring import mlp_curve
+from minitorch_course import (
+    diagnosis,
+    engine_checks,
+    examplar,
+    i18n,
+    mlp_checks,
+    op_checks,
+    quiz,
+    runner,
+)
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, Case, resolve
 from minitorch_course.check import COMMAND as CHECK_COMMAND
 from minitorch_course.messages import N_
@@ -254,7 +264,7 @@ class Plan:
     # engine row -> its cases: the programs the worker runs, the judges that stay here
     engine: dict[str, list[engine_checks.EngineCase]] = field(default_factory=dict)
     solutions: dict[str, dict] = field(default_factory=dict)  # notebook -> solution values
-    # lab 05: the worker's MLP tasks (check -> task) and the stored curves (never sent)
+    # lab 05: the worker's MLP tasks (check -> task) and PyTorch's curves for them (never sent)
     mlp: dict[str, dict] = field(default_factory=dict)
     curves: dict = field(default_factory=dict)
     # labs 00-04: the labs whose learner tests a cell grades, and the wheats and chaffs
@@ -307,7 +317,7 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
         out.test_labs = tuple(dict.fromkeys(test_labs))
         out.impls = examplar.course_set()  # MINITORCH_CHAFFS, else solutions/examplar_set.py
     if checks_mlp:
-        out.curves = mlp_checks.expected_curves()
+        out.curves = mlp_curve.curves(mlp_curve_seed(seed))  # PyTorch, now: never the stored
         out.mlp = {check: mlp_task(check, seed, out.curves) for check in sorted(checks_mlp)}
     out.engine = {row: engine_checks.cases(row, seed) for row in wanted if row in ENGINE_BY_NAME}
     return out
@@ -324,20 +334,36 @@ def mlp_seeds(seed: int) -> tuple[int, ...]:
     return tuple(int(s) for s in rng.integers(1000, 2**31 - 1, len(mlp_checks.SEEDS)))
 
 
+def mlp_curve_seed(seed: int) -> int:
+    """The record's seed for the loss curve's weights, examples and batches: drawn from the
+    grading seed, so the curve shipped for the notebook's check (``mlp_checks.COURSE_SEED``)
+    is not this one."""
+    return int(np.random.default_rng([seed, 1]).integers(1000, 2**31 - 1))
+
+
+def mlp_relabel(seed: int) -> np.ndarray:
+    """The record's permutation of the classes for the accuracy (``mlp_checks.relabelling``):
+    the grammar's label table does not give its targets."""
+    return mlp_checks.relabelling(int(np.random.default_rng([seed, 2]).integers(2**31 - 1)))
+
+
 def mlp_task(check: str, seed: int, curves: dict) -> dict:
     """The worker's task for one MLP check: the inputs of the learner's side as data, no
-    expected value (the curve's weights, examples, batches and learning rate; the accuracy's
-    training examples and held-out inputs, never their targets, which stay here)."""
+    expected value (the curve's weights, examples, batches and learning rate, for the seed
+    ``curves`` were computed with; the accuracy's training examples, relabelled, and held-out
+    inputs, never their targets, which stay here)."""
     task = {"kind": "mlp", "row": f"mlp:{check}", "check": check, "seconds": MLP_SECONDS}
     if check == "loss_curve":
         return {**task, "data": mlp_checks.curve_data(mlp_checks.curve_setting(curves))}
     return {**task, "seeds": list(mlp_seeds(seed)), "n_val": mlp_checks.N_VAL,
-            "data": mlp_checks.accuracy_data(mlp_seeds(seed), mlp_checks.N_VAL)}
+            "data": mlp_checks.accuracy_data(mlp_seeds(seed), mlp_checks.N_VAL,
+                                             mlp_relabel(seed))}
 
 
 def judge_mlp(check: str, plan_: Plan, answer) -> mlp_checks.Finding:
-    """One MLP check's verdict, here: the worker's answer (data) against the stored PyTorch
-    curves, or the held-out targets drawn here from the record's seeds."""
+    """One MLP check's verdict, here: the worker's answer (data) against PyTorch's curves for
+    the record's inputs, or the held-out targets drawn here from the record's seeds and
+    relabelled by its permutation."""
     if not isinstance(answer, dict):
         return mlp_checks.Finding(check=check, kind="error",
                                   detail="the worker gave no answer for the MLP")
@@ -345,7 +371,8 @@ def judge_mlp(check: str, plan_: Plan, answer) -> mlp_checks.Finding:
         if check == "loss_curve":
             return mlp_checks.judge_curve(answer, plan_.curves)
         task = plan_.mlp[check]
-        return mlp_checks.judge_accuracy(answer, tuple(task["seeds"]), int(task["n_val"]))
+        return mlp_checks.judge_accuracy(answer, tuple(task["seeds"]), int(task["n_val"]),
+                                         mlp_relabel(plan_.seed))
     except Exception as err:  # noqa: BLE001 - an answer no honest worker sends
         return mlp_checks.Finding(check=check, kind="error",
                                   detail=f"malformed answer ({type(err).__name__})")
@@ -764,22 +791,33 @@ NOTEBOOK_TRICKS = re.compile(  # in a notebook's code: switches off or replaces 
 
 def scan_notebooks(folder: Path) -> list[str]:
     """Code cells of the submitted notebooks that reach for the graders (flags: the record
-    runs none of them, but the in-kernel feedback may have been fooled)."""
+    runs none of them, but the in-kernel feedback may have been fooled), and answer cells or
+    notebooks too large for the grader to parse (``quiz.MAX_CELL_BYTES``, ``MAX_NOTEBOOK_BYTES``:
+    scored as unreadable)."""
     flags = []
     for path in sorted(folder.glob("*.ipynb")):
         try:
+            size = path.stat().st_size
+            if size > quiz.MAX_NOTEBOOK_BYTES:
+                flags.append(f"{path.stem}: {quiz.too_large(size, quiz.MAX_NOTEBOOK_BYTES, 'notebook')}")
+                continue
             cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        for index, cell in enumerate(cells):
-            if cell.get("cell_type") != "code":
+        for index, cell in enumerate(cells if isinstance(cells, list) else []):
+            if not isinstance(cell, dict) or cell.get("cell_type") != "code":
                 continue
-            source = cell.get("source", "")
-            source = "".join(source) if isinstance(source, list) else str(source)
+            source = quiz.cell_source(cell)
+            meta = cell.get("metadata")
+            meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+            meta = meta if isinstance(meta, dict) else {}
+            grade_id = meta.get("grade_id", f"cell {index}")
+            size = len(source.encode("utf-8", errors="replace"))
+            if meta.get("solution") and size > quiz.MAX_CELL_BYTES:
+                flags.append(f"{path.stem}/{grade_id}: "
+                             + quiz.too_large(size, quiz.MAX_CELL_BYTES, "answer cell"))
             found = NOTEBOOK_TRICKS.search(source)
             if found:
-                grade_id = ((cell.get("metadata") or {}).get("nbgrader") or {}).get(
-                    "grade_id", f"cell {index}")
                 flags.append(f"{path.stem}/{grade_id}: uses {found.group(0)!r}")
     return flags[:10]
 
