@@ -25,6 +25,12 @@ reference answer), has a small fixed interface:
    seeds keeps the verdict from hanging on one lucky or unlucky draw: the reference scores
    0.946 on average, and its worst pool of 3 seeds in 33 was 0.924 (one seed alone: 0.904).
 
+The notebook and ``make check`` use the course's fixed inputs (feedback). A score of record
+(``minitorch_grading.record``) draws its own from the grading seed: check 1's weights, examples
+and batches (its curves computed by PyTorch at grading time, never the stored ones), check 2's
+seeds and a permutation of the classes (:func:`relabelling`), so neither the stored curve nor
+the grammar's label table answers it.
+
 Each check returns a :class:`Finding` (plain data); :func:`describe` turns it into the sentence a
 learner reads (gettext). The expected curves are data (``data/mlp-curve.json``, written from
 PyTorch float64 by ``minitorch_authoring.mlp_curve``): nothing here imports torch, and nothing
@@ -219,13 +225,35 @@ def _seeds(seeds: int | tuple[int, ...], n_val: int) -> tuple[int, ...]:
     return seeds
 
 
-def accuracy_data(seeds: int | tuple[int, ...] = SEEDS, n_val: int = N_VAL) -> dict[str, Any]:
+def relabelling(seed: int) -> np.ndarray:
+    """A permutation of the ``N_TENSES`` classes that moves every class (a derangement), drawn
+    from ``seed``: a score of record trains and judges on ``relabelling(seed)[label]`` instead
+    of the grammar's label, so the targets are known only from the training examples and a
+    model that answers from :func:`grammar.label_table` instead of learning scores about
+    nothing. The classes' roles are symmetric for the model (its output units start i.i.d.),
+    so the relabelled task is exactly as hard as the grammar's."""
+    rng = np.random.default_rng(seed)
+    while True:
+        perm = rng.permutation(g.N_TENSES)
+        if not np.any(perm == np.arange(g.N_TENSES)):
+            return perm
+
+
+def _targets(target: np.ndarray, relabel: Any) -> np.ndarray:
+    return target if relabel is None else np.asarray(relabel)[target]
+
+
+def accuracy_data(seeds: int | tuple[int, ...] = SEEDS, n_val: int = N_VAL,
+                  relabel: Any = None) -> dict[str, Any]:
     """The inputs of check 2's learner side (``worker.mlp.run_accuracy``): for each seed the
-    training examples and the held-out inputs (never their targets), and the limits."""
+    training examples and the held-out inputs (never their targets), and the limits.
+    ``relabel``: a permutation of the classes the targets go through (:func:`relabelling`;
+    None, the grammar's labels as they are)."""
     runs = []
     for seed in _seeds(seeds, n_val):
         train, val = g.make_dataset(N_TRAIN, n_val, seed=seed)
-        runs.append({"seed": seed, "X": train.X, "y": train.target, "X_val": val.X})
+        runs.append({"seed": seed, "X": train.X, "y": _targets(train.target, relabel),
+                     "X_val": val.X})
     return {"runs": runs, "max_steps": MAX_STEPS, "max_cpu": MAX_CPU}
 
 
@@ -238,9 +266,10 @@ def run_accuracy(module: ModuleType, seeds: int | tuple[int, ...] = SEEDS,
 
 
 def judge_accuracy(answer: dict[str, Any], seeds: int | tuple[int, ...] = SEEDS,
-                   n_val: int = N_VAL) -> Finding:
+                   n_val: int = N_VAL, relabel: Any = None) -> Finding:
     """Check 2's verdict on ``run_accuracy``'s answer: the held-out targets are drawn here, from
-    the grader's ``seeds``, and compared with the predictions."""
+    the grader's ``seeds`` (through ``relabel``, as :func:`accuracy_data`'s), and compared with
+    the predictions."""
     seeds = _seeds(seeds, n_val)
     if "finding" in answer:
         return _finding(answer["finding"])
@@ -263,7 +292,7 @@ def judge_accuracy(answer: dict[str, Any], seeds: int | tuple[int, ...] = SEEDS,
         if predicted.shape != val.target.shape:
             return _error("accuracy", "forward", ValueError(
                 f"{predicted.shape} predictions for {val.target.shape} held-out examples"))
-        hits = int((predicted == val.target).sum())
+        hits = int((predicted == _targets(val.target, relabel)).sum())
         per_seed.append(hits / n_val)
         right += hits
     pooled = right / (n_val * len(seeds))

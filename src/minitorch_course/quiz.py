@@ -27,6 +27,11 @@ from minitorch_course.i18n import _, language, t
 
 NOTEBOOK = "07-quiz"
 PASS_FRACTION = 0.70  # the chapter's pass mark
+# What a grader parses of a learner's notebook (ast costs ~500 bytes of memory per byte of
+# source, in the grader's own process): an answer cell's source (the course's longest is under
+# 1 KB) and the notebook file read for its answers (a run notebook with its plots: a few MB).
+MAX_CELL_BYTES = 64 * 1024
+MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024
 ROOT = Path(__file__).resolve().parents[2]  # the repository, in a clone (src/ layout)
 KEY_NOTEBOOK = ROOT / "solutions" / "notebooks" / f"{NOTEBOOK}.ipynb"
 
@@ -211,22 +216,35 @@ def _cells(notebook: Path) -> list[dict]:
     return json.loads(notebook.read_text(encoding="utf-8"))["cells"]
 
 
-def _source(cell: dict) -> str:
+def cell_source(cell: dict) -> str:
+    """A notebook cell's source as one string (its list of lines joined; anything else: "")."""
     source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
+    if isinstance(source, list):
+        return "".join(line for line in source if isinstance(line, str))
+    return source if isinstance(source, str) else ""
+
+
+def too_large(size: int, limit: int, what: str) -> str:
+    """The reason a grader gives for not parsing something of ``size`` bytes."""
+    return f"{what} too large: {size} bytes, limit {limit}"
 
 
 def read_literals(notebook: Path) -> tuple[dict[str, object], dict[str, str]]:
     """{variable: value} assigned as literals in the notebook's solution cells (never run),
     and {grade_id: why} for the cells that could not be read ("syntax error", "not a
-    literal"); a value that is not a literal is left out (read as unanswered). A notebook that
-    is not readable JSON gives nothing. The scores of record (``minitorch_grading.record``)
-    call it; ``read_answers`` is the same reader without the problems."""
+    literal", "answer cell too large: N bytes, limit M"); a value that is not a literal is left
+    out (read as unanswered). A notebook that is not readable JSON gives nothing; one larger
+    than ``MAX_NOTEBOOK_BYTES`` is not read (``{"*": why}``). The scores of record
+    (``minitorch_grading.record``) call it, in the grader's own process: nothing is parsed
+    beyond those bounds. ``read_answers`` is the same reader without the problems."""
     try:
+        size = notebook.stat().st_size
+        if size > MAX_NOTEBOOK_BYTES:
+            return {}, {"*": too_large(size, MAX_NOTEBOOK_BYTES, "notebook")}
         cells = _cells(notebook)
     except (OSError, ValueError, KeyError, TypeError):
         return {}, {}
-    return _literals(cells)
+    return _literals(cells if isinstance(cells, list) else [])
 
 
 def read_answers(notebook: Path) -> dict[str, object]:
@@ -250,13 +268,21 @@ def _literals(cells: list[dict]) -> tuple[dict[str, object], dict[str, str]]:
     values: dict[str, object] = {}
     problems: dict[str, str] = {}
     for cell in cells:
-        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
-        if cell.get("cell_type") != "code" or not meta.get("solution"):
+        meta = (cell.get("metadata") or {}) if isinstance(cell, dict) else {}
+        meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+        if not isinstance(meta, dict) or cell.get("cell_type") != "code" \
+                or not meta.get("solution"):
+            continue
+        grade_id = str(meta.get("grade_id", "?"))
+        source = cell_source(cell)
+        size = len(source.encode("utf-8", errors="replace"))
+        if size > MAX_CELL_BYTES:  # refused before parsing
+            problems[grade_id] = too_large(size, MAX_CELL_BYTES, "answer cell")
             continue
         try:
-            tree = ast.parse(_source(cell))
-        except SyntaxError:
-            problems[meta.get("grade_id", "?")] = "syntax error"
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # a null byte, nesting
+            problems[grade_id] = "syntax error"
             continue
         for node in tree.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 \
@@ -266,7 +292,7 @@ def _literals(cells: list[dict]) -> tuple[dict[str, object], dict[str, str]]:
                     values[name] = ast.literal_eval(node.value)
                 except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                     values.pop(name, None)
-                    problems[meta.get("grade_id", "?")] = "not a literal"
+                    problems[grade_id] = "not a literal"
     return values, problems
 
 
@@ -277,7 +303,7 @@ def read_key(notebook: Path = KEY_NOTEBOOK) -> dict[int | str, object]:
     key: dict[int | str, object] = {}
     for cell in _cells(notebook):
         try:
-            tree = ast.parse(_source(cell))
+            tree = ast.parse(cell_source(cell))
         except SyntaxError:
             continue
         for node in ast.walk(tree):

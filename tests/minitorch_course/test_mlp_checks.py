@@ -271,3 +271,34 @@ def test_a_grader_can_run_the_learners_side_apart_and_judge_it_with_its_own_targ
     assert mc.judge_accuracy(forged, GRADER_SEEDS).kind == "low_accuracy"
     other = mc.judge_accuracy(answer, (1, 2, 3))
     assert other.kind == "error" and "no run for seed 1" in other.detail
+
+
+def test_a_relabelled_accuracy_is_not_answered_by_the_label_table():
+    """The record's permutation of the classes moves every class (for any seed), reaches the
+    training targets the learner's side gets, and the judge's held-out targets: predictions
+    read off the grammar's label table then score next to nothing, the relabelled ones
+    what the table itself scores."""
+    from minitorch_course import grammar as g
+
+    for seed in range(200):
+        perm = mc.relabelling(seed)
+        assert sorted(perm) == list(range(g.N_TENSES)) and all(perm != np.arange(g.N_TENSES))
+    perm = mc.relabelling(7)
+    plain, moved = mc.accuracy_data(GRADER_SEEDS), mc.accuracy_data(GRADER_SEEDS, relabel=perm)
+    for a, b in zip(plain["runs"], moved["runs"], strict=True):
+        assert np.array_equal(perm[a["y"]], b["y"]) and np.array_equal(a["X_val"], b["X_val"])
+    table = g.label_table()
+
+    def answer(classes):
+        runs = []
+        for run in plain["runs"]:
+            verb, person = run["X_val"][:, :g.N_VERBS], run["X_val"][:, g.N_VERBS:]
+            runs.append({"seed": run["seed"], "n_losses": 1, "cpu": 0.0, "predicted":
+                         classes[table[verb.argmax(1), person.argmax(1)]].tolist()})
+        return {"steps": 1, "runs": runs}
+
+    lookup = answer(np.arange(g.N_TENSES))
+    assert mc.judge_accuracy(lookup, GRADER_SEEDS).kind == "ok"  # the course's own labels
+    found = mc.judge_accuracy(lookup, GRADER_SEEDS, relabel=perm)
+    assert found.kind == "low_accuracy" and found.accuracy < 0.05, found
+    assert mc.judge_accuracy(answer(perm), GRADER_SEEDS, relabel=perm).kind == "ok"

@@ -368,3 +368,38 @@ def test_make_check_ends_with_the_quiz_and_the_definition_of_done(tmp_path, monk
     assert marks["quiz"] in ("✓", "ok") and marks["ops"] in ("✗", "X")
     # the stub's mlp.py fails lab 05's checks, which the report runs: the MLP item is ticked ✗
     assert marks["extension"] in ("✗", "X") and marks["mlp"] in ("✗", "X")
+
+
+def test_the_grader_refuses_an_answer_cell_too_large_before_parsing_it(tmp_path, monkeypatch):
+    """x37's route 6: ast costs the grader ~500 bytes of memory per byte of an answer cell, in
+    its own process. A cell over ``MAX_CELL_BYTES`` is refused with its size and the limit and
+    never parsed, the other cells read as before; a notebook file over ``MAX_NOTEBOOK_BYTES``
+    is not read at all; a cell that is not a JSON object is skipped. The score of record says
+    why to the learner."""
+    nb = json.loads(KEY_NB.read_text(encoding="utf-8"))
+    solution = quiz.read_literals(KEY_NB)[0]
+    q = quiz.QUESTIONS[0]
+    cell = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("solution")
+                and q.variable in quiz.read_answers_from_cells([c]))
+    cell["source"] = f"{q.variable} = [" + "0, " * (quiz.MAX_CELL_BYTES // 3) + "]"
+    size = len(cell["source"].encode("utf-8"))
+    nb["cells"].append(1)  # not a cell at all
+    path = tmp_path / f"{quiz.NOTEBOOK}.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    parsed, parse = [], ast.parse
+    monkeypatch.setattr(quiz.ast, "parse", lambda src, *a, **k: parsed.append(len(src))
+                        or parse(src, *a, **k))
+    values, problems = quiz.read_literals(path)
+    why = f"answer cell too large: {size} bytes, limit {quiz.MAX_CELL_BYTES}"
+    assert problems == {cell["metadata"]["nbgrader"]["grade_id"]: why}, problems
+    assert values == {k: v for k, v in solution.items() if k != q.variable}
+    assert parsed and max(parsed) <= quiz.MAX_CELL_BYTES < size
+    monkeypatch.undo()
+    graded = {quiz.NOTEBOOK: record.graded_cells(SOURCE)[quiz.NOTEBOOK]}
+    rec = record.grade_submission(tmp_path, "big", record.plan(graded, 1))
+    assert why in rec.failures[f"{quiz.NOTEBOOK}/test_{q.number:02d}"], rec.failures
+    assert rec.total[0] == rec.total[1] - 1  # every other answer still right
+    assert f"{quiz.NOTEBOOK}/{cell['metadata']['nbgrader']['grade_id']}: {why}" in rec.flags
+    monkeypatch.setattr(quiz, "MAX_NOTEBOOK_BYTES", path.stat().st_size - 1)
+    assert quiz.read_literals(path) == ({}, {"*": f"notebook too large: {path.stat().st_size} "
+                                             f"bytes, limit {path.stat().st_size - 1}"})

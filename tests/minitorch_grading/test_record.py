@@ -39,6 +39,7 @@ from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME
 from minitorch_course.catalog import MLP_CELLS as MLP_CELL_BY_CHECK
 from minitorch_course.catalog import MY_TESTS_CELLS as MY_TESTS_CELL_BY_LAB
 from minitorch_grading import course, record
+from minitorch_grading.record import cells as record_cells
 
 pytestmark = pytest.mark.slow
 
@@ -510,6 +511,66 @@ def test_the_worker_holds_no_mlp_curve(tmp_path):
     assert set(task["data"]) == {"params0", "X", "y", "batches", "lr", "steps"}  # inputs only
     accuracy = record.mlp_task("accuracy", SEED, curves)["data"]
     assert all(set(run) == {"seed", "X", "y", "X_val"} for run in accuracy["runs"])  # no target
+
+
+LOOKUP_MLP = '''
+import numpy as np
+
+HIDDEN, LR, STEPS = 16, 1.0, 1
+CURVE = {curve!r}  # what ships: minitorch_course/data/mlp-curve.json
+TABLE = np.array({table!r})  # what ships: grammar.label_table()
+
+
+def init_params(seed, hidden=HIDDEN):
+    return {{"W1": np.zeros(({features}, hidden)), "b1": np.zeros(hidden),
+            "W2": np.zeros((hidden, {classes})), "b2": np.zeros({classes})}}
+
+
+def forward(params, X):
+    x = np.asarray(X.data)
+    return np.eye({classes})[TABLE[x[:, :{verbs}].argmax(1), x[:, {verbs}:].argmax(1)]]
+
+
+def train(params0, X, y, lr=LR, steps=STEPS, batches=None):
+    return dict(params0), list(CURVE[:steps]) if batches is not None else [0.0] * steps
+'''
+
+
+def test_a_lookup_mlp_scores_nothing_of_record_the_reference_everything(tmp_path):
+    """Lab 05 without a model (x37's route 2), on the stub tensor.py: the loss curve that ships
+    for the notebook's check, the accuracy from the grammar's label table. The record draws its
+    curve's inputs and a permutation of the classes from the grading seed (PyTorch's curve
+    computed now): the lookup earns none of lab 05's record points, the reference all."""
+    from minitorch_authoring.repository import MLP_REFERENCE, STUB, STUDENT_NOTEBOOKS
+    from minitorch_course import grammar, mlp_checks
+
+    lookup = LOOKUP_MLP.format(curve=mlp_checks.expected_curves()["loss"],
+                               table=grammar.label_table().tolist(), verbs=grammar.N_VERBS,
+                               features=grammar.N_FEATURES, classes=grammar.N_TENSES)
+    cells = {nb: [c for c in nb_cells if c.mlp]
+             for nb, nb_cells in record.graded_cells(course.SOURCE_NOTEBOOKS).items()}
+    cells = {nb: nb_cells for nb, nb_cells in cells.items() if nb_cells}
+    points = sum(c.points for nb_cells in cells.values() for c in nb_cells)
+    assert points > 0 and {c for nb_cells in cells.values() for cell in nb_cells
+                            for c in cell.mlp} == set(record_cells.MLP_CHECKS)
+    plan_ = record.plan(cells, SEED)
+    got = {}
+    for name, tensor, mlp in (("lookup", STUB.read_text("utf-8"), lookup),
+                              ("reference", REFERENCE.read_text("utf-8"),
+                               MLP_REFERENCE.read_text("utf-8"))):
+        folder = tmp_path / name
+        (folder / "minitorch").mkdir(parents=True)
+        (folder / course.GRADED_FILE).write_text(tensor, "utf-8")
+        (folder / course.MLP_FILE).write_text(mlp, "utf-8")
+        for nb in cells:
+            shutil.copy(STUDENT_NOTEBOOKS / f"{nb}.ipynb", folder / f"{nb}.ipynb")
+        rec = record.grade_submission(folder, name, plan_)
+        got[name] = (rec.total, rec.failures)
+    assert got["reference"] == ((points, points), {}), got["reference"]
+    (score, most), failures = got["lookup"]
+    assert (score, most) == (0, points), failures
+    assert "at step 0" in " ".join(failures.values()), failures  # not the shipped curve
+    assert plan_.curves["seed"] != mlp_checks.COURSE_SEED
 
 
 ENGINE_MUTANTS = [m.name for m in mutants.MUTANTS if set(m.affects) & set(ENGINE_BY_NAME)]

@@ -17,7 +17,7 @@ from minitorch_course.outcomes import (
     Outcome,
     StandIn,
 )
-from minitorch_grading.record.planning import Plan, Task
+from minitorch_grading.record.planning import Plan, Task, mlp_relabel
 
 
 class _Raised(Exception):
@@ -191,8 +191,9 @@ def judge_engine(row: str, cases: list[engine_checks.EngineCase], answer) -> Out
 
 
 def judge_mlp(check: str, plan_: Plan, answer) -> mlp_checks.Finding:
-    """One MLP check's verdict, here: the worker's answer (data) against the stored PyTorch
-    curves, or the held-out targets drawn here from the record's seeds."""
+    """One MLP check's verdict, here: the worker's answer (data) against PyTorch's curves for
+    the record's inputs, or the held-out targets drawn here from the record's seeds and
+    relabelled by its permutation."""
     if not isinstance(answer, dict):
         return mlp_checks.Finding(check=check, kind="error",
                                   detail="the worker gave no answer for the MLP")
@@ -200,7 +201,8 @@ def judge_mlp(check: str, plan_: Plan, answer) -> mlp_checks.Finding:
         if check == "loss_curve":
             return mlp_checks.judge_curve(answer, plan_.curves)
         task = plan_.mlp[check]
-        return mlp_checks.judge_accuracy(answer, tuple(task["seeds"]), int(task["n_val"]))
+        return mlp_checks.judge_accuracy(answer, tuple(task["seeds"]), int(task["n_val"]),
+                                         mlp_relabel(plan_.seed))
     except Exception as err:  # noqa: BLE001 - an answer no honest worker sends
         return mlp_checks.Finding(check=check, kind="error",
                                   detail=f"malformed answer ({type(err).__name__})")

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from minitorch.gradcheck import DEFAULT_EPS, default_upstream
+from minitorch_authoring import mlp_curve
 from minitorch_course import engine_checks, examplar, mlp_checks, op_checks
 from minitorch_course.catalog import BY_NAME, ENGINE_BY_NAME, Case
 from minitorch_course.quiz import read_literals as literal_answers
@@ -91,7 +92,7 @@ class Plan:
     # engine row -> its cases: the programs the worker runs, the judges that stay here
     engine: dict[str, list[engine_checks.EngineCase]] = field(default_factory=dict)
     solutions: dict[str, dict] = field(default_factory=dict)  # notebook -> solution values
-    # lab 05: the worker's MLP tasks (check -> task) and the stored curves (never sent)
+    # lab 05: the worker's MLP tasks (check -> task) and PyTorch's curves for them (never sent)
     mlp: dict[str, dict] = field(default_factory=dict)
     curves: dict = field(default_factory=dict)
     # labs 00-04: the labs whose learner tests a cell grades, and the wheats and chaffs
@@ -144,7 +145,7 @@ def plan(cells: dict[str, list[GradedCell]], seed: int,
         out.test_labs = tuple(dict.fromkeys(test_labs))
         out.impls = examplar.course_set()  # MINITORCH_CHAFFS, else solutions/examplar_set.py
     if checks_mlp:
-        out.curves = mlp_checks.expected_curves()
+        out.curves = mlp_curve.curves(mlp_curve_seed(seed))  # PyTorch, now: never the stored
         out.mlp = {check: mlp_task(check, seed, out.curves) for check in sorted(checks_mlp)}
     out.engine = {row: engine_checks.cases(row, seed) for row in wanted if row in ENGINE_BY_NAME}
     return out
@@ -160,13 +161,28 @@ def mlp_seeds(seed: int) -> tuple[int, ...]:
     return tuple(int(s) for s in rng.integers(1000, 2**31 - 1, len(mlp_checks.SEEDS)))
 
 
+def mlp_curve_seed(seed: int) -> int:
+    """The record's seed for the loss curve's weights, examples and batches: drawn from the
+    grading seed, so the curve shipped for the notebook's check (``mlp_checks.COURSE_SEED``)
+    is not this one."""
+    return int(np.random.default_rng([seed, 1]).integers(1000, 2**31 - 1))
+
+
+def mlp_relabel(seed: int) -> np.ndarray:
+    """The record's permutation of the classes for the accuracy (``mlp_checks.relabelling``):
+    the grammar's label table does not give its targets."""
+    return mlp_checks.relabelling(int(np.random.default_rng([seed, 2]).integers(2**31 - 1)))
+
+
 def mlp_task(check: str, seed: int, curves: dict) -> dict:
     """The worker's task for one MLP check: the inputs of the learner's side as data, no
-    expected value (the curve's weights, examples, batches and learning rate; the accuracy's
-    training examples and held-out inputs, never their targets, which stay here)."""
+    expected value (the curve's weights, examples, batches and learning rate, for the seed
+    ``curves`` were computed with; the accuracy's training examples, relabelled, and held-out
+    inputs, never their targets, which stay here)."""
     task = {"kind": "mlp", "row": f"mlp:{check}", "check": check, "seconds": MLP_SECONDS}
     if check == "loss_curve":
         return {**task, "data": mlp_checks.curve_data(mlp_checks.curve_setting(curves))}
     return {**task, "seeds": list(mlp_seeds(seed)), "n_val": mlp_checks.N_VAL,
-            "data": mlp_checks.accuracy_data(mlp_seeds(seed), mlp_checks.N_VAL)}
+            "data": mlp_checks.accuracy_data(mlp_seeds(seed), mlp_checks.N_VAL,
+                                             mlp_relabel(seed))}
 

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+from minitorch_course import quiz
 from minitorch_course.worker import main as worker
 
 SUSPICIOUS = {  # names a tensor.py has no business using (flagged, not scored)
@@ -67,22 +68,33 @@ NOTEBOOK_TRICKS = re.compile(  # in a notebook's code: switches off or replaces 
 
 def scan_notebooks(folder: Path) -> list[str]:
     """Code cells of the submitted notebooks that reach for the graders (flags: the record
-    runs none of them, but the in-kernel feedback may have been fooled)."""
+    runs none of them, but the in-kernel feedback may have been fooled), and answer cells or
+    notebooks too large for the grader to parse (``quiz.MAX_CELL_BYTES``, ``MAX_NOTEBOOK_BYTES``:
+    scored as unreadable)."""
     flags = []
     for path in sorted(folder.glob("*.ipynb")):
         try:
+            size = path.stat().st_size
+            if size > quiz.MAX_NOTEBOOK_BYTES:
+                flags.append(f"{path.stem}: {quiz.too_large(size, quiz.MAX_NOTEBOOK_BYTES, 'notebook')}")
+                continue
             cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        for index, cell in enumerate(cells):
-            if cell.get("cell_type") != "code":
+        for index, cell in enumerate(cells if isinstance(cells, list) else []):
+            if not isinstance(cell, dict) or cell.get("cell_type") != "code":
                 continue
-            source = cell.get("source", "")
-            source = "".join(source) if isinstance(source, list) else str(source)
+            source = quiz.cell_source(cell)
+            meta = cell.get("metadata")
+            meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+            meta = meta if isinstance(meta, dict) else {}
+            grade_id = meta.get("grade_id", f"cell {index}")
+            size = len(source.encode("utf-8", errors="replace"))
+            if meta.get("solution") and size > quiz.MAX_CELL_BYTES:
+                flags.append(f"{path.stem}/{grade_id}: "
+                             + quiz.too_large(size, quiz.MAX_CELL_BYTES, "answer cell"))
             found = NOTEBOOK_TRICKS.search(source)
             if found:
-                grade_id = ((cell.get("metadata") or {}).get("nbgrader") or {}).get(
-                    "grade_id", f"cell {index}")
                 flags.append(f"{path.stem}/{grade_id}: uses {found.group(0)!r}")
     return flags[:10]
 
