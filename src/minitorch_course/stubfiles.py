@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 import time
 from pathlib import Path
 
+from minitorch_course import i18n
 from minitorch_course.i18n import t
 
 ENGLISH = Path(__file__).resolve().parent / "stubs_en"  # tensor.py, mlp.py, my_tests/*.py
@@ -121,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true",
                         help="also overwrite files you edited (each backed up first)")
     args = parser.parse_args(argv)
+    os.environ.setdefault(i18n.ENV, args.lang)  # the switch to English speaks English
     return to_english(args.force)
 
 

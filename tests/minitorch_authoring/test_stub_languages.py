@@ -157,7 +157,8 @@ def _spanish_checkout(root):
     assert stubgen.write_skeletons(root / "my_tests", lang="es") == 0
 
 
-def test_make_english_switches_the_unedited_files_without_solutions(tmp_path, capsys):
+def test_make_english_switches_the_unedited_files_without_solutions(tmp_path, capsys,
+                                                                    monkeypatch):
     """`make english` (minitorch_course.stubfiles) reads only the shipped copies: the unedited
     stubs and skeletons become English, an edited one stays (status 2, named) until FORCE=1,
     which backs it up."""
@@ -170,9 +171,13 @@ def test_make_english_switches_the_unedited_files_without_solutions(tmp_path, ca
     edited_test = root / "my_tests" / "test_gradcheck.py"
     edited_test.write_text(edited_test.read_text(encoding="utf-8") + "\n# mine\n",
                            encoding="utf-8")
-    assert stubfiles.to_english(root=root) == 2
+    monkeypatch.setenv("MINITORCH_LANG", "es")  # recorded, so main()'s setdefault is undone
+    monkeypatch.delenv("MINITORCH_LANG")
+    monkeypatch.setattr(stubfiles, "learner_root", lambda: root)
+    assert stubfiles.main(["en"]) == 2  # make english: it speaks English without MINITORCH_LANG
     err = capsys.readouterr().err
-    assert "make english FORCE=1" in err and "mlp.py" in err and "test_gradcheck.py" in err
+    assert "refusing to overwrite" in err and "make english FORCE=1" in err
+    assert "mlp.py" in err and "test_gradcheck.py" in err
     english = stubgen.english_copies()
     by_name = {p.relative_to(stubgen.ENGLISH).as_posix(): text for p, text in english.items()}
     assert (root / "src" / "minitorch" / "tensor.py").read_text() == by_name["tensor.py"]
