@@ -398,17 +398,24 @@ ENGLISH = stubfiles.ENGLISH  # what `make english` copies over the learner's une
 
 def english_copies() -> dict[Path, str]:
     """Path -> text of every English file that ships for the English route (the stubs and the
-    test skeletons), generated like the Spanish ones."""
+    test skeletons), generated like the Spanish ones, and the hashes of the Spanish ones
+    (``stubfiles.SPANISH``: what `make english` may replace where no marker says so)."""
     out = {ENGLISH / stub.target.name: stub_text(stub, "en") for stub in STUBS.values()}
     for name, text in skeletons("en").items():
         out[ENGLISH / stubfiles.SKELETONS / name] = text
+    spanish = {stub.target.name: stubfiles.sha(stub_text(stub, "es")) for stub in STUBS.values()}
+    for name, text in skeletons("es").items():
+        spanish[f"{stubfiles.SKELETONS}/{name}"] = stubfiles.sha(text)
+    out[ENGLISH / stubfiles.SPANISH.name] = "".join(
+        f"{digest}  {name}\n" for name, digest in sorted(spanish.items()))
     return out
 
 
 def write_english(check: bool = False) -> int:
     """Write the shipped English copies, or with ``check`` 1 if any is stale or extra."""
     wanted = english_copies()
-    present = {p for p in ENGLISH.rglob("*.py")} if ENGLISH.is_dir() else set()
+    present = {p for p in ENGLISH.rglob("*") if p.is_file() and "__pycache__" not in p.parts} \
+        if ENGLISH.is_dir() else set()
     status = 0
     for path in sorted(present - set(wanted)):
         if check:

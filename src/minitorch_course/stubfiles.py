@@ -11,7 +11,8 @@ English specifications without ``solutions/``:
                                                        # each backed up first
 
 A file is the learner's once it differs from what a tool last wrote there: the marker beside it
-records that (``.stub.sha256``, ``.stub.mlp.sha256``, ``my_tests/.skeletons.sha256``), and
+records that (``.stub.sha256``, ``.stub.mlp.sha256``, ``my_tests/.skeletons.sha256``; and
+``stubs_en/spanish.sha256`` the generated Spanish files, for a copy without markers), and
 ``write_protected`` (also ``make stubs``'s) never overwrites such a file without ``force``.
 """
 
@@ -31,6 +32,10 @@ ENGLISH = Path(__file__).resolve().parent / "stubs_en"  # tensor.py, mlp.py, my_
 SKELETONS = "my_tests"  # the learner's test folder (examplar.FOLDER), and stubs_en/'s
 SKELETON_MARKER = ".skeletons.sha256"  # "hash  name" per skeleton a tool wrote
 STUB_MARKERS = {"tensor.py": ".stub.sha256", "mlp.py": ".stub.mlp.sha256"}  # beside the stub
+# "hash  path" of each Spanish file the English copies replace (tensor.py, mlp.py,
+# my_tests/NAME): a file still equal to it is unedited even where no marker says so (a class
+# release ships none)
+SPANISH = ENGLISH / "spanish.sha256"
 
 
 def sha(text: str) -> str:
@@ -92,11 +97,19 @@ def to_english(force: bool = False, root: Path | None = None,
     root = root or learner_root()
     package = root / "src" / "minitorch" if (root / "src" / "minitorch").is_dir() \
         else root / "minitorch"
+    spanish = read_marks(english / SPANISH.name)
+
+    def unedited(target: Path, key: str, last: str | None) -> str | None:
+        """``last``, or the target's own hash when it is still the generated Spanish file."""
+        if target.is_file() and spanish.get(key) == sha(target.read_text(encoding="utf-8")):
+            return spanish[key]
+        return last
+
     status = 0
     for name, marker_name in STUB_MARKERS.items():
         text = (english / name).read_text(encoding="utf-8")
         target, marker = package / name, package / marker_name
-        last = marker.read_text().strip() if marker.exists() else None
+        last = unedited(target, name, marker.read_text().strip() if marker.exists() else None)
         code = write_protected(target, text, last, force, "make english")
         if code == 0:
             marker.write_text(sha(text) + "\n")
@@ -105,7 +118,9 @@ def to_english(force: bool = False, root: Path | None = None,
     marks = read_marks(folder / SKELETON_MARKER)
     for source in sorted((english / SKELETONS).glob("test_*.py")):
         text = source.read_text(encoding="utf-8")
-        code = write_protected(folder / source.name, text, marks.get(source.name), force,
+        key = f"{SKELETONS}/{source.name}"
+        code = write_protected(folder / source.name, text,
+                               unedited(folder / source.name, key, marks.get(source.name)), force,
                                "make english")
         if code == 0:
             marks[source.name] = sha(text)

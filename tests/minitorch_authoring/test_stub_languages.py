@@ -132,7 +132,8 @@ def test_the_shipped_english_copies_are_current(tmp_path, monkeypatch, capsys):
     the reference generates: each stub and skeleton in English; a stale or extra one fails."""
     assert stubgen.write_english(check=True) == 0
     copies = stubgen.english_copies()
-    assert {p.name for p in copies} == {"tensor.py", "mlp.py"} | set(stubgen.skeletons("en"))
+    assert {p.name for p in copies} == {"tensor.py", "mlp.py", "spanish.sha256"} | set(
+        stubgen.skeletons("en"))
     for path, text in copies.items():
         assert path.read_text(encoding="utf-8") == text
         assert not nb_i18n.spanish_words(text), path
@@ -194,3 +195,21 @@ def test_make_english_switches_the_unedited_files_without_solutions(tmp_path, ca
     assert list(mlp.parent.glob("mlp.py.bak-*")) and list(edited_test.parent.glob(
         "test_gradcheck.py.bak-*"))
     assert stubfiles.to_english(root=root) == 0  # nothing left to do
+
+
+def test_make_english_without_markers_replaces_only_the_generated_spanish_files(tmp_path):
+    """A class release ships no markers: a file still equal to the generated Spanish one
+    (stubs_en/spanish.sha256) is replaced, an edited one is not."""
+    from minitorch_course import stubfiles
+
+    root = tmp_path / "release"
+    _spanish_checkout(root)
+    for marker in [*root.rglob(".stub*.sha256"), *root.rglob(stubfiles.SKELETON_MARKER)]:
+        marker.unlink()
+    tensor = root / "src" / "minitorch" / "tensor.py"
+    mlp = root / "src" / "minitorch" / "mlp.py"
+    mlp.write_text(mlp.read_text(encoding="utf-8") + "\n# my work\n", encoding="utf-8")
+    assert stubfiles.to_english(root=root) == 2
+    assert "not written yet (notebooks/en/" in tensor.read_text(encoding="utf-8")
+    assert "aún" not in (root / "my_tests" / "test_gradcheck.py").read_text(encoding="utf-8")
+    assert "# my work" in mlp.read_text(encoding="utf-8")
