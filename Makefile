@@ -1,4 +1,5 @@
-# Fase 08 workbook. The learner's two commands: `make lab` and `make check`.
+# Fase 08 workbook. The learner's two commands: `make lab` and `make check` (English route: also
+# `make english`, once).
 # The rest (`make test`, `make stubs`, `make notebooks`, `make render`, ...) is for maintainers.
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -36,7 +37,7 @@ SRC := PYTHONPATH=$(CURDIR)/src
 CATALOGS := $(wildcard src/minitorch_course/locale/*/LC_MESSAGES/*.po)
 COMPILED := $(CATALOGS:.po=.mo)
 
-.PHONY: help lab test quick suites lint check stubs notebooks render translations mutants heldout fuzz mutation-score bench venv clean messages site system-deps
+.PHONY: help lab test quick suites lint check stubs english notebooks render translations mutants heldout fuzz mutation-score bench venv clean messages site system-deps
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -106,6 +107,7 @@ JOBS ?= auto
 suites:
 	$(BIN)/ruff check src solutions tests benchmarks site
 	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check --lang es
+	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen --check --lang en
 	$(SRC) $(BIN)/python -m minitorch_authoring.nb_i18n build --check
 	MINITORCH_IMPL=reference $(SRC) $(BIN)/python -m pytest -p no:cacheprovider \
 	    -n $(JOBS) --dist loadfile $(if $(QUICK),-m "not slow")
@@ -115,6 +117,9 @@ lint: $(STAMP)  ## maintainers: ruff over src/, solutions/, tests/, benchmarks/,
 
 stubs: $(STAMP)  ## maintainers: the stub tensor.py from solutions/ (keeps edits; FORCE=1 backs up)
 	$(SRC) $(BIN)/python -m minitorch_authoring.stubgen $(if $(FORCE),--force)
+
+english: $(STAMP) $(COMPILED)  ## learner: your unedited tensor.py, mlp.py and my_tests/ skeletons in English (FORCE=1 backs up edited ones)
+	$(SRC) $(BIN)/python -m minitorch_course.stubfiles en $(if $(FORCE),--force)
 
 notebooks: $(STAMP) $(COMPILED)  ## maintainers: the student notebooks/ via nbgrader (keeps edits; FORCE=1 backs up; EN=1: notebooks/en/)
 	$(SRC) $(BIN)/python -m minitorch_grading.course generate $(if $(FORCE),--force) $(if $(EN),--lang en)

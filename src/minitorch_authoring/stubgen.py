@@ -20,7 +20,10 @@ the reference's docstrings are English, and their Spanish lives in one catalog p
 ``solutions/i18n/es/tensor.po`` and ``mlp.po`` (``msgctxt`` the function's qualified name,
 ``msgid`` the English docstring, ``msgstr`` the Spanish one). ``MINITORCH_LANG=en make stubs``
 (or ``--lang en``) writes the English stubs; plain ``make stubs`` the Spanish ones, which are the
-committed ones. A docstring whose English changed since it was translated stays English in the
+committed ones. Every ``make stubs`` also writes the English stubs and skeletons that ship for the
+English route, ``src/minitorch_course/stubs_en/`` (``make english``, ``minitorch_course.stubfiles``,
+copies them over the learner's unedited files, without ``solutions/``); ``--check --lang en``
+checks those copies, ``--check`` (Spanish) the committed stubs in place. A docstring whose English changed since it was translated stays English in the
 Spanish stub and is listed by ``python -m minitorch_authoring.nb_i18n status``, with the
 notebooks' cells.
 
@@ -33,15 +36,16 @@ learner's work, and ``--force`` copies it to ``<name>.py.bak-<time>`` first.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from minitorch_authoring import repository
-from minitorch_course.i18n import t
+from minitorch_course import stubfiles
+from minitorch_course.stubfiles import read_marks as _read_marks
+from minitorch_course.stubfiles import sha as _sha
+from minitorch_course.stubfiles import write_marks, write_protected
 
 ROOT = repository.ROOT
 REFERENCE = repository.REFERENCE
@@ -103,17 +107,20 @@ class Stub:
 
 
 STUBS: dict[str, Stub] = {
-    "tensor": Stub("tensor", REFERENCE, TARGET, ".stub.sha256", HEADER, HEADER_ES),
-    "mlp": Stub("mlp", MLP_REFERENCE, MLP_TARGET, ".stub.mlp.sha256", MLP_HEADER, MLP_HEADER_ES),
+    "tensor": Stub("tensor", REFERENCE, TARGET, stubfiles.STUB_MARKERS["tensor.py"], HEADER,
+                   HEADER_ES),
+    "mlp": Stub("mlp", MLP_REFERENCE, MLP_TARGET, stubfiles.STUB_MARKERS["mlp.py"], MLP_HEADER,
+                MLP_HEADER_ES),
 }
 
 
 def generate(source: str, header: str = HEADER, name: str = "tensor.py",
-             not_written: str | None = None, notebooks: str = "notebooks") -> str:
+             not_written: str | None = None, notebooks: str | None = None) -> str:
     """The stub text for the reference text ``source`` (``header``: the stub's docstring;
     ``not_written``: the stub's words for what is not written yet, default ``NOT_WRITTEN``;
-    ``notebooks``: the folder of the labs it names, ``notebooks/en`` in English)."""
-    not_written = not_written or NOT_WRITTEN
+    ``notebooks``: the folder of the labs it names, ``NOTEBOOKS`` by default, ``NOTEBOOKS_EN``
+    in English)."""
+    not_written, notebooks = not_written or NOT_WRITTEN, notebooks or NOTEBOOKS
     out: list[str] = []
     lab, cls, func = None, None, None
     inside = False
@@ -157,7 +164,7 @@ def stub_text(stub: Stub, lang: str = LANGS[0]) -> str:
     """The stub of one learner file in ``lang``, generated from its reference."""
     source = stub.reference.read_text(encoding="utf-8")
     if lang == "en":
-        return generate(source, stub.header, stub.reference.name, NOT_WRITTEN_EN, "notebooks/en")
+        return generate(source, stub.header, stub.reference.name, NOT_WRITTEN_EN, NOTEBOOKS_EN)
     text = generate(source, stub.header_es or stub.header, stub.reference.name)
     return translate_docstrings(text, doc_catalog(stub.name, lang))
 
@@ -250,6 +257,9 @@ def learner_lines(source: str) -> int:
 # languages, since a file's text cannot follow MINITORCH_LANG.
 NOT_WRITTEN = "aún sin escribir / not written yet"  # the Spanish stub's (the default)
 NOT_WRITTEN_EN = "not written yet"  # the English stub's
+# ... and the folder of the lab notebook it names: each route's (the English stubs ship for
+# `make english`, so the English route's learner reads notebooks/en/NN-...)
+NOTEBOOKS, NOTEBOOKS_EN = "notebooks", "notebooks/en"
 
 
 def _replace_docstring(text: str, header: str = HEADER) -> str:
@@ -257,14 +267,10 @@ def _replace_docstring(text: str, header: str = HEADER) -> str:
     return header + '"""' + text[end:]
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 # ---------------------------------------------------------------- the learner's test skeletons
 SKELETON_SOURCE = repository.MODEL_TESTS  # the model set, fenced
 SKELETON_TARGET = repository.LEARNER_TESTS  # the learner's test folder (examplar.FOLDER)
-SKELETON_MARKER = ".skeletons.sha256"  # "hash  name" per skeleton this tool wrote
+SKELETON_MARKER = stubfiles.SKELETON_MARKER  # "hash  name" per skeleton this tool wrote
 SKELETON_BODY = "# TU CÓDIGO AQUÍ: tus tests, lo que pide el docstring de arriba"
 SKELETON_HEADER = ("# Tus tests (generado por `make stubs` como esqueleto; desde ahora es tuyo).\n"
                    "# Ejecútalos con `python -m pytest my_tests`; `make check` dice qué tipos de\n"
@@ -336,35 +342,6 @@ def _module_docstring(text: str) -> str:
     return ast.get_docstring(ast.parse(text), clean=False) or ""
 
 
-def _read_marks(path: Path) -> dict[str, str]:
-    if not path.exists():
-        return {}
-    pairs = (line.split(None, 1) for line in path.read_text().splitlines() if line.strip())
-    return {name.strip(): sha for sha, name in pairs}
-
-
-def write_protected(target: Path, text: str, last: str | None, force: bool) -> int:
-    """Write ``text`` to ``target`` unless it holds the learner's work: 0 written or already
-    current, 2 refused. ``last`` is the hash of what this tool last wrote there; ``force``
-    backs the learner's file up to ``NAME.bak-<time>`` first."""
-    current = target.read_text(encoding="utf-8") if target.exists() else None
-    if current == text:
-        return 0
-    if current is not None and _sha(current) != last:
-        if not force:
-            print(t("refusing to overwrite {target}: it differs from every stub this tool wrote, "
-                    "so it holds your own work. To replace it anyway, run `make stubs FORCE=1` "
-                    "(a backup is kept).", target=str(target)), file=sys.stderr)
-            return 2
-        backup = target.with_name(f"{target.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
-        backup.write_text(current, encoding="utf-8")
-        print(t("backed up your {name} to {backup}", name=target.name, backup=str(backup)))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    print(f"wrote {target}")
-    return 0
-
-
 def write_skeletons(folder: Path, force: bool = False, check: bool = False,
                     lang: str = "es") -> int:
     """The learner's test skeletons in ``folder``: written (never over an edited test without
@@ -385,7 +362,7 @@ def write_skeletons(folder: Path, force: bool = False, check: bool = False,
             marks[name] = _sha(text)
         status = max(status, code)
     if not check:
-        marker.write_text("".join(f"{sha}  {name}\n" for name, sha in sorted(marks.items())))
+        write_marks(marker, marks)
     return status
 
 
@@ -415,6 +392,53 @@ def write(stub: Stub, target: Path, check: bool, force: bool, lang: str = LANGS[
     return code
 
 
+# ---------------------------------------------------------------- the English copies, shipped
+ENGLISH = stubfiles.ENGLISH  # what `make english` copies over the learner's unedited files
+
+
+def english_copies() -> dict[Path, str]:
+    """Path -> text of every English file that ships for the English route (the stubs and the
+    test skeletons), generated like the Spanish ones, and the hashes of the Spanish ones
+    (``stubfiles.SPANISH``: what `make english` may replace where no marker says so)."""
+    out = {ENGLISH / stub.target.name: stub_text(stub, "en") for stub in STUBS.values()}
+    for name, text in skeletons("en").items():
+        out[ENGLISH / stubfiles.SKELETONS / name] = text
+    spanish = {stub.target.name: stubfiles.sha(stub_text(stub, "es")) for stub in STUBS.values()}
+    for name, text in skeletons("es").items():
+        spanish[f"{stubfiles.SKELETONS}/{name}"] = stubfiles.sha(text)
+    out[ENGLISH / stubfiles.SPANISH.name] = "".join(
+        f"{digest}  {name}\n" for name, digest in sorted(spanish.items()))
+    return out
+
+
+def write_english(check: bool = False) -> int:
+    """Write the shipped English copies, or with ``check`` 1 if any is stale or extra."""
+    wanted = english_copies()
+    present = {p for p in ENGLISH.rglob("*") if p.is_file() and "__pycache__" not in p.parts} \
+        if ENGLISH.is_dir() else set()
+    status = 0
+    for path in sorted(present - set(wanted)):
+        if check:
+            print(f"{path} is not generated; run `make stubs`")
+            status = 1
+        else:
+            path.unlink()
+    for path, text in wanted.items():
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current == text:
+            continue
+        if check:
+            print(f"{path} is not the current English stub; run `make stubs`")
+            status = 1
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
+    if check and not status:
+        print(f"{ENGLISH} is up to date")
+    return status
+
+
 def _env_language() -> str:
     """The learner's choice at generation: MINITORCH_LANG (``en``), else Spanish."""
     import os
@@ -441,7 +465,12 @@ def main(argv: list[str] | None = None) -> int:
     tests_target = args.tests_target or (SKELETON_TARGET if args.target is None else None)
 
     names = [args.file] if args.file else (["tensor"] if args.target else list(STUBS))
+    whole = args.file is None and args.target is None and args.tests_target is None
+    if args.check and lang == "en" and whole:  # the committed English stubs: the shipped copies
+        return write_english(check=True)
     status = 0
+    if whole and not args.check:
+        status = write_english()
     for name in names:
         stub = STUBS[name]
         status = max(status, write(stub, args.target or stub.target, args.check, args.force,

@@ -124,3 +124,92 @@ def test_every_test_skeleton_is_ready_for_a_parametrized_test(lang):
         module: dict = {"__name__": name.removesuffix(".py")}
         exec(compile(text + learner_test, name, "exec"), module)
         assert callable(module["test_learner"]), name
+
+
+# ---------------------------------------------------------------- the English copies, shipped
+def test_the_shipped_english_copies_are_current(tmp_path, monkeypatch, capsys):
+    """``stubgen --check --lang en`` (make test) holds src/minitorch_course/stubs_en/ to what
+    the reference generates: each stub and skeleton in English; a stale or extra one fails."""
+    assert stubgen.write_english(check=True) == 0
+    copies = stubgen.english_copies()
+    assert {p.name for p in copies} == {"tensor.py", "mlp.py", "spanish.sha256"} | set(
+        stubgen.skeletons("en"))
+    for path, text in copies.items():
+        assert path.read_text(encoding="utf-8") == text
+        assert not nb_i18n.spanish_words(text), path
+    stale = tmp_path / "stubs_en"
+    for path, text in copies.items():
+        target = stale / path.relative_to(stubgen.ENGLISH)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(stubgen, "ENGLISH", stale)
+    assert stubgen.write_english(check=True) == 0
+    mlp = (stale / "mlp.py").read_text(encoding="utf-8")
+    (stale / "mlp.py").write_text(mlp.replace("Initial", "Initiall"), encoding="utf-8")
+    assert stubgen.write_english(check=True) == 1
+    assert "mlp.py is not the current English stub" in capsys.readouterr().out
+
+
+def _spanish_checkout(root):
+    """A learner's copy as `make stubs` leaves it: Spanish stubs and skeletons, with markers."""
+    for stub in stubgen.STUBS.values():
+        assert stubgen.write(stub, root / "src" / "minitorch" / stub.target.name, check=False,
+                             force=False, lang="es") == 0
+    assert stubgen.write_skeletons(root / "my_tests", lang="es") == 0
+
+
+def test_make_english_switches_the_unedited_files_without_solutions(tmp_path, capsys,
+                                                                    monkeypatch):
+    """`make english` (minitorch_course.stubfiles) reads only the shipped copies: the unedited
+    stubs and skeletons become English, an edited one stays (status 2, named) until FORCE=1,
+    which backs it up."""
+    from minitorch_course import stubfiles
+
+    root = tmp_path / "copy"
+    _spanish_checkout(root)
+    mlp = root / "src" / "minitorch" / "mlp.py"
+    mlp.write_text(mlp.read_text(encoding="utf-8") + "\n# my work\n", encoding="utf-8")
+    edited_test = root / "my_tests" / "test_gradcheck.py"
+    edited_test.write_text(edited_test.read_text(encoding="utf-8") + "\n# mine\n",
+                           encoding="utf-8")
+    monkeypatch.setenv("MINITORCH_LANG", "es")  # recorded, so main()'s setdefault is undone
+    monkeypatch.delenv("MINITORCH_LANG")
+    monkeypatch.setattr(stubfiles, "learner_root", lambda: root)
+    assert stubfiles.main(["en"]) == 2  # make english: it speaks English without MINITORCH_LANG
+    err = capsys.readouterr().err
+    assert "refusing to overwrite" in err and "make english FORCE=1" in err
+    assert "mlp.py" in err and "test_gradcheck.py" in err
+    english = stubgen.english_copies()
+    by_name = {p.relative_to(stubgen.ENGLISH).as_posix(): text for p, text in english.items()}
+    assert (root / "src" / "minitorch" / "tensor.py").read_text() == by_name["tensor.py"]
+    assert "# my work" in mlp.read_text() and "# mine" in edited_test.read_text()
+    for name in stubgen.skeletons("en"):
+        if name != edited_test.name:
+            assert (root / "my_tests" / name).read_text() == by_name[f"my_tests/{name}"]
+    # once switched, each file is still "unedited" for make stubs (its marker follows)
+    tensor = stubgen.STUBS["tensor"]
+    assert stubgen.write(tensor, root / "src" / "minitorch" / "tensor.py", False, False,
+                         "es") == 0
+    assert stubfiles.to_english(force=True, root=root) == 0
+    assert "# my work" not in mlp.read_text()
+    assert list(mlp.parent.glob("mlp.py.bak-*")) and list(edited_test.parent.glob(
+        "test_gradcheck.py.bak-*"))
+    assert stubfiles.to_english(root=root) == 0  # nothing left to do
+
+
+def test_make_english_without_markers_replaces_only_the_generated_spanish_files(tmp_path):
+    """A class release ships no markers: a file still equal to the generated Spanish one
+    (stubs_en/spanish.sha256) is replaced, an edited one is not."""
+    from minitorch_course import stubfiles
+
+    root = tmp_path / "release"
+    _spanish_checkout(root)
+    for marker in [*root.rglob(".stub*.sha256"), *root.rglob(stubfiles.SKELETON_MARKER)]:
+        marker.unlink()
+    tensor = root / "src" / "minitorch" / "tensor.py"
+    mlp = root / "src" / "minitorch" / "mlp.py"
+    mlp.write_text(mlp.read_text(encoding="utf-8") + "\n# my work\n", encoding="utf-8")
+    assert stubfiles.to_english(root=root) == 2
+    assert "not written yet (notebooks/en/" in tensor.read_text(encoding="utf-8")
+    assert "aún" not in (root / "my_tests" / "test_gradcheck.py").read_text(encoding="utf-8")
+    assert "# my work" in mlp.read_text(encoding="utf-8")

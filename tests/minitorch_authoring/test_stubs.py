@@ -41,20 +41,24 @@ def test_the_mlp_stub_keeps_the_interface_and_none_of_the_answer():
     assert "BEGIN SOLUTION" not in text and "zero_grad()\n" not in text
     for name in mlp_checks.INTERFACE:
         assert re.search(rf"^(def {name}\(|{name} = )", text, re.M), name
-    assert text.count(f"{stubgen.NOT_WRITTEN} (notebooks/05-mlp-grammar.ipynb)") == 3
+    assert text.count(f"{stubgen.NOT_WRITTEN} ({stubgen.NOTEBOOKS}/05-mlp-grammar.ipynb)") == 3
 
 
 def test_stub_has_no_solution_left():
     text = STUB.read_text(encoding="utf-8")
     assert "BEGIN SOLUTION" not in text and "np.add.at" not in text
     for op in {op.method for op in OPS}:
-        assert f"{op}: {stubgen.NOT_WRITTEN} (notebooks/" in text, op
+        assert f"{op}: {stubgen.NOT_WRITTEN} ({stubgen.NOTEBOOKS}/" in text, op
 
 
 def test_every_stubbed_function_names_its_lab_notebook():
+    """Each lab it names exists in both routes' folders (the English stub names notebooks/en/)."""
     text = "".join(s.target.read_text(encoding="utf-8") for s in stubgen.STUBS.values())
-    labs = {line.split("(notebooks/")[1].split(")")[0] for line in text.splitlines()
+    labs = {line.split(f"({stubgen.NOTEBOOKS}/")[1].split(")")[0] for line in text.splitlines()
             if "NotImplementedError(" in line}
+    for lab in labs:
+        for folder in ("notebooks", "notebooks/en"):
+            assert (ROOT / folder / lab).is_file(), f"{folder}/{lab}"
     writes_code = {row.lab for row in OPS + ENGINE_ROWS} | {c.lab for c in MLP_CELLS.values()}
     assert writes_code <= set(LABS)  # lab 04 asks for tests, not code
     assert {lab.removesuffix(".ipynb") for lab in labs} == writes_code
@@ -84,6 +88,29 @@ def test_the_docs_state_the_learners_measured_line_count(doc, pattern):
     assert stated, f"{doc} no longer states how many lines the learner writes"
     measured = stubgen.learner_lines(stubgen.REFERENCE.read_text(encoding="utf-8"))
     assert abs(int(stated.group(1)) - measured) <= 0.05 * measured, (doc, measured)
+
+
+OP_COUNT = {  # where the docs state how many operations the learner writes
+    "README.md": (r"con más de (\d+) operaciones, cada una", r"with more than (\d+) operations"),
+    "theory/README.md": (r"un `Tensor` con más de (\d+) operaciones diferenciables",),
+    "theory/en/README.md": (r"a `Tensor` with more than (\d+) differentiable operations",),
+}
+
+
+def test_the_docs_state_one_op_count_and_it_is_true():
+    """One figure in every doc (es and en), true of the catalog (every row is an op of the
+    learner's tensor.py) and not stale: within 5 of it, so that adding an op by the README's
+    recipe needs no doc change but a handful does."""
+    stated = {}
+    for doc, patterns in OP_COUNT.items():
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        for pattern in patterns:
+            found = re.search(pattern, text)
+            assert found, f"{doc} no longer states how many operations the learner writes"
+            stated[(doc, pattern)] = int(found.group(1))
+    assert len(set(stated.values())) == 1, stated
+    figure = next(iter(stated.values()))
+    assert figure < len(OPS) <= figure + 5, (figure, len(OPS))
 
 
 def test_the_learners_file_reads_in_lab_order():

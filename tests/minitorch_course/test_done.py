@@ -4,6 +4,7 @@ and lab 06's extension is ticked only with its test and note written."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -33,24 +34,39 @@ def _lab06(source: Path) -> list[dict]:
     return json.loads(source.read_text(encoding="utf-8"))["cells"]
 
 
-@pytest.mark.parametrize("lang", sorted(done.NOTE_PARTS))
-def test_the_extension_parts_are_read_from_the_notebook(tmp_path, lang):
-    """In either language's lab 06 (the English one's labels are English)."""
-    folder = "" if lang == "es" else lang
-    instructor = ROOT / "solutions" / "notebooks" / folder / "06-extension-silu.ipynb"
-    student = ROOT / "notebooks" / folder / "06-extension-silu.ipynb"
-    last = done.NOTE_PARTS[lang][-1]
+NOTEBOOKS = {"es": Path("notebooks"), "en": Path("notebooks") / "en"}  # student, per language
+WORDS = {"es": "una frase con bastantes palabras para contar como texto de verdad",
+         "en": "a sentence with enough words in it to count as real text"}
+
+
+def _note_cell(cells: list[dict]) -> dict:
+    [cell] = [c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == done.NOTE_ID]
+    return cell
+
+
+@pytest.mark.parametrize("lang", sorted(NOTEBOOKS))
+def test_the_note_labels_are_the_notebooks(lang):
+    """done.NOTE_PARTS holds the bold labels of each language's lab 06 note cell, in order."""
+    student = ROOT / NOTEBOOKS[lang] / f"{done.EXTENSION_LAB}.ipynb"
+    text = "".join(_note_cell(_lab06(student))["source"])
+    assert tuple(re.findall(r"\*\*([^*]+):\*\*", text)) == done.NOTE_PARTS[lang]
+
+
+@pytest.mark.parametrize("lang", sorted(NOTEBOOKS))
+def test_the_extension_parts_are_read_from_the_notebook(lang, tmp_path):
+    instructor = ROOT / "solutions" / NOTEBOOKS[lang] / f"{done.EXTENSION_LAB}.ipynb"
+    student = ROOT / NOTEBOOKS[lang] / f"{done.EXTENSION_LAB}.ipynb"
     assert done.extension_parts(instructor) == {"test": True, "note": True}
     assert done.extension_parts(student) == {"test": False, "note": False}
     assert done.extension_parts(None) == {"test": False, "note": False}
-    # a note with one part left empty, and a test with no check in it
+    # a note with its last part left nearly empty, and a test with no check in it
     cells = _lab06(instructor)
+    note, last = _note_cell(cells), done.NOTE_PARTS[lang][-1]
+    text = "".join(note["source"])
+    assert f"**{last}:**" in text
+    note["source"] = text.split(f"**{last}:**")[0] + f"**{last}:** {last.split()[0]}."
     for cell in cells:
-        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
-        if grade_id == "silu_note":
-            text = "".join(cell["source"])
-            cell["source"] = text.split(f"**{last}:**")[0] + f"**{last}:** primitiva."
-        elif grade_id == "test_silu_code":
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "test_silu_code":
             cell["source"] = "def test_silu():\n    pass\n"
     half = tmp_path / "06.ipynb"
     half.write_text(json.dumps({"cells": cells}), encoding="utf-8")
@@ -59,11 +75,10 @@ def test_the_extension_parts_are_read_from_the_notebook(tmp_path, lang):
 
 @pytest.mark.parametrize("lang", sorted(done.NOTE_PARTS))
 def test_note_structure(lang):
-    words = "una frase con bastantes palabras para contar como texto de verdad"
     parts = done.NOTE_PARTS[lang]
-    full = "\n\n".join(f"**{part}:** {words}" for part in parts)
+    full = "\n\n".join(f"**{part}:** {WORDS[lang]}" for part in parts)
     assert done.note_complete(full)
-    assert not done.note_complete(full.replace(f"**{parts[1]}:**", "**Otro:**"))
+    assert not done.note_complete(full.replace(f"**{parts[0]}:**", "**Otro:**"))
     assert not done.note_complete("\n".join(f"**{p}:**\nYOUR ANSWER HERE" for p in parts))
 
 

@@ -43,9 +43,9 @@ def fenced_lines(reference: Path | None = None, stub_file: Path | None = None) -
     stub = {_normal(line) for line in stub_file.read_text(encoding="utf-8").splitlines()}
     found, inside = set(), False
     for line in reference.read_text(encoding="utf-8").splitlines():
-        if SOLUTION[0] in line:
+        if line.strip() == SOLUTION[0]:  # a fence line (stubgen's test), not a mention of one
             inside = True
-        elif SOLUTION[1] in line:
+        elif line.strip() == SOLUTION[1]:
             inside = False
         elif inside:
             text = _normal(line)

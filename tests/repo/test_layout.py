@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from minitorch_authoring.repository import SRC
+from minitorch_course import stubfiles
 from minitorch_course.catalog import ENGINE_ROWS, OPS
 
 PACKAGES = ("minitorch", "minitorch_course", "minitorch_grading", "minitorch_authoring")
@@ -33,8 +34,11 @@ def _top(name: str) -> str:
     return name.split(".")[0]
 
 
+# the package's modules; not the learner's files it ships in English (stubs_en/: copies of the
+# stubs and test skeletons, data for `make english`, which no module imports)
 TREES = {_dotted(p): ast.parse(p.read_text(encoding="utf-8"))
-         for package in PACKAGES for p in sorted((SRC / package).rglob("*.py"))}
+         for package in PACKAGES for p in sorted((SRC / package).rglob("*.py"))
+         if not p.is_relative_to(stubfiles.ENGLISH)}
 COURSE = {name.rsplit(".", 1)[-1]: tree for name, tree in TREES.items()
           if _top(name) != "minitorch" and not name.startswith(WORKER)}
 

@@ -124,6 +124,30 @@ def test_readme_shows_the_learners_two_commands_first():
     assert first_commands == ["make lab", "make check"]
 
 
+README_ENGLISH = "\n## For learners (English)\n"  # README.md: the learner's part in English
+
+
+def test_the_readme_mirrors_the_learners_part_in_english():
+    """The English route reads README.md's learner part in English: linked both ways, the same
+    make commands as the Spanish part, the same hiding step, and how to get English output and
+    English specifications."""
+    text = (ROOT / "README.md").read_text()
+    learner = text.split("\n## For instructors")[0]
+    assert README_ENGLISH in learner, "README.md has no English learner's part"
+    spanish, english = learner.split(README_ENGLISH)
+    assert "](#for-learners-english)" in spanish and "](#empezar)" in english
+    assert "](#qué-necesita-el-sistema)" in english  # that table is linked, not mirrored
+    table = spanish.index("### Qué necesita el sistema")
+    named = spanish[:table] + spanish[spanish.index("\n## ", table):]
+    commands = set(re.findall(r"`(make [\w-]+)", named))
+    assert commands and commands <= set(re.findall(r"`(make [\w-]+)", english)), commands
+    hiding = re.compile(r"^\s*(git sparse-checkout set [^#\n]+?)\s*#", re.M)
+    assert hiding.findall(spanish) == hiding.findall(english) != []
+    for needed in ("MINITORCH_LANG=en make check", "make english", "make english FORCE=1",
+                   "notebooks/en/", "theory/en/README.md"):
+        assert needed in english, needed
+
+
 def test_license_is_an_spdx_expression():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert isinstance(project["project"]["license"], str)  # a TOML table is deprecated
@@ -149,7 +173,8 @@ def _dry_run(target: str, **active: str) -> str:
 ], ids=["venv", "conda", "conda-base", "none"])
 def test_lab_and_check_use_the_active_environment(active, used):
     python = f"{used or ROOT / '.venv'}/bin/python"
-    for target, module in (("lab", "minitorch_authoring.lab"), ("check", "minitorch_course.check")):
+    for target, module in (("lab", "minitorch_authoring.lab"), ("check", "minitorch_course.check"),
+                           ("english", "minitorch_course.stubfiles en")):
         commands = _dry_run(target, **active)
         assert f"{python} -m {module}" in commands, commands
         if used:  # installs into it if needed, never creates .venv

@@ -168,7 +168,9 @@ QUOTED = {"es": re.compile(r"«([^»]+)»"), "en": re.compile(r'"([^"]+)"')}
 INLINE_CODE = re.compile(r"`[^`]*`")
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 README = ROOT / "README.md"
-README_LEARNER_END = "## For instructors"  # README.md is Spanish up to this heading
+README_LEARNER_END = "## For instructors"  # README.md: the learner's part ends here
+README_ENGLISH = "## For learners (English)"  # ... its Spanish ends here, its English mirror begins
+README_PART = {"es": ("", README_ENGLISH), "en": (README_ENGLISH, README_LEARNER_END)}
 STUDENT_NOTEBOOKS = ROOT / "notebooks"
 
 
@@ -191,16 +193,20 @@ def _learner_prose(lang):
     """(file, line number, prose) for every line a learner reads in `lang`, code left out."""
     if lang == "es":
         files = [THEORY_ES / n for n in _md_files(THEORY_ES)] + sorted(ANSWERS_ES.glob("*.md"))
-        files.append(README)
     else:
         files = [THEORY_EN / n for n in _md_files(THEORY_EN)] + sorted(ANSWERS_EN.glob("*.md"))
+    files.append(README)  # its learner's part in this language (README_PART)
+    begin, end = README_PART[lang]
     for path in files:
         if path == GLOSSARY[lang]:
             continue
-        in_fence = False
+        in_fence, inside = False, path != README or not begin
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if path == README and line.startswith(README_LEARNER_END):
+            if path == README and line.startswith(end):
                 break
+            if not inside:
+                inside = line.startswith(begin)
+                continue
             if FENCE.match(line):
                 in_fence = not in_fence
                 continue
