@@ -51,8 +51,9 @@ def _percent(fraction: float) -> str:
 
 
 ITEMS: tuple[Item, ...] = (
-    Item("ops", N_("Every operation of labs 00–03 in `src/minitorch/tensor.py`, each with its "
-                   "backward, written by you (the engine of lab 00 included).")),
+    Item("ops", N_("Every operation of labs 00–03 in your `minitorch/tensor.py` "
+                   "(`src/minitorch/tensor.py` in the repository), each with its backward, "
+                   "written by you (the engine of lab 00 included).")),
     Item("torch", N_("The per-op cross-check against PyTorch in float64 (forward and backward, "
                      "`1e-7`) and `gradcheck`, green for every op.")),
     Item("property", N_("The property suite: Hypothesis over random shapes and values of every "

@@ -5,8 +5,9 @@
 
 Compare with ``torch.nn.functional.cross_entropy`` (float64, 1e-7) the loss and the gradient of
 the logits for a batch of SEVERAL rows (N > 1: the mean divides the gradient by N), with
-different target classes. Large logits (±1e4): the loss and the gradient are finite. One
-``mt.gradcheck``.
+different target classes, in the three reductions: ``reduction='mean'`` (the default),
+``'sum'`` and ``'none'`` (one loss per row: its backward with a non-uniform upstream
+gradient). Large logits (±1e4): the loss and the gradient are finite. One ``mt.gradcheck``.
 """
 
 import numpy as np
