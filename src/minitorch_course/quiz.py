@@ -234,13 +234,14 @@ def read_literals(notebook: Path) -> tuple[dict[str, object], dict[str, str]]:
     """{variable: value} assigned as literals in the notebook's solution cells (never run),
     and {grade_id: why} for the cells that could not be read ("syntax error", "not a
     literal"); a value that is not a literal is left out (read as unanswered). A notebook that
-    is not readable JSON gives nothing. The scores of record (``minitorch_grading.record``)
-    call it; ``read_answers`` is the same reader without the problems."""
+    is not readable JSON, or not shaped like a notebook (a cell, its metadata or its source of
+    another JSON type: a learner's file may hold anything), gives nothing. The scores of record
+    (``minitorch_grading.record``) call it; ``read_answers`` is the same reader without the
+    problems."""
     try:
-        cells = _cells(notebook)
-    except (OSError, ValueError, KeyError, TypeError):
+        return _literals(_cells(notebook))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}, {}
-    return _literals(cells)
 
 
 def read_answers(notebook: Path) -> dict[str, object]:

@@ -114,6 +114,13 @@ def hostile(tmp_path_factory, generated_course) -> dict:
     nb["cells"].insert(0, {"cell_type": "code", "metadata": {}, "source": cell,
                            "outputs": [], "execution_count": None})
     path.write_text(json.dumps(nb, indent=1), "utf-8")
+    # x37 route 5: a notebook with a cell that is not a JSON object stopped the serial run
+    # before anyone's scores of record; it must cost its author only
+    Submissions().submit(course_dir, release, "malformed", stub, answered=False, only=(LAB,))
+    path = course_dir / "submitted" / "malformed" / ASSIGNMENT / f"{LAB}.ipynb"
+    nb = json.loads(path.read_text("utf-8"))
+    nb["cells"].append(1)
+    path.write_text(json.dumps(nb, indent=1), "utf-8")
     start = time.monotonic()
     code = classrun.autograde_command(course_dir, budget=classrun.BUDGET, seed=7)
     seconds = time.monotonic() - start
@@ -165,6 +172,13 @@ def test_no_detached_process_and_no_foreign_grade(hostile):
                   for g in gb.find_submission(ASSIGNMENT, s.id).notebooks[0].grades
                   if g.manual_score is not None]
     assert not manual, manual
+
+
+def test_a_notebook_that_is_no_notebook_costs_its_author_only(hostile):
+    """The serial run goes on past it (the classmates above got their scores of record)."""
+    got = hostile["outcomes"]["malformed"]
+    assert got["status"] == "failed" and "not a readable notebook" in got["manual"][LAB], got
+    assert hostile["outcomes"]["honest"]["status"] == "graded"
 
 
 def test_printed_text_cannot_mark_it_skipped(hostile):
