@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 JOB = "/job"  # where the private folder is seen from inside the sandbox
-NOBODY = 65534  # owner of nothing: a job's files before its command's uid is known
+NOBODY = 65534  # the uid of prepare()/command() called without one (run() takes a job_uid)
 # The uids (and gids) sandboxed commands run as when the grader is root: one per command running
 # at the same time on this machine (class runs, Dask workers and tests alike), held through a
 # lock file in UID_LOCKS (root's). Not in /etc/passwd: no file of the machine belongs to them.
