@@ -236,13 +236,15 @@ def read_literals(notebook: Path) -> tuple[dict[str, object], dict[str, str]]:
     out (read as unanswered). A notebook that is not readable JSON gives nothing; one larger
     than ``MAX_NOTEBOOK_BYTES`` is not read (``{"*": why}``). The scores of record
     (``minitorch_grading.record``) call it, in the grader's own process: nothing is parsed
-    beyond those bounds. ``read_answers`` is the same reader without the problems."""
+    beyond those bounds. A notebook not shaped like a notebook (a cell, its metadata or its
+    source of another JSON type: a learner's file may hold anything) gives nothing.
+    ``read_answers`` is the same reader without the problems."""
     try:
         size = notebook.stat().st_size
         if size > MAX_NOTEBOOK_BYTES:
             return {}, {"*": too_large(size, MAX_NOTEBOOK_BYTES, "notebook")}
         cells = _cells(notebook)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}, {}
     return _literals(cells if isinstance(cells, list) else [])
 

@@ -121,20 +121,39 @@ def expected_cells(course_dir: Path) -> dict[str, dict[str, dict]]:
     return found
 
 
-def malformed(path: Path, expected: dict[str, dict]) -> str | None:
-    """Why nbgrader cannot grade this submitted notebook as is (None: it can)."""
-    try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        cells = nb["cells"]
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
-        return f"not a readable notebook ({type(err).__name__}: {err})"
+def _graded_cells(cells) -> dict[str, dict]:
+    """{grade_id: flags} of a notebook's cells; TypeError for anything not shaped like cells."""
+    if not isinstance(cells, list):
+        raise TypeError(f"cells is a {type(cells).__name__}, not a list")
     submitted: dict[str, dict] = {}
-    for cell in cells:
-        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
-        if meta.get("grade_id"):
-            submitted.setdefault(meta["grade_id"], {
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict):
+            raise TypeError(f"cell {index} is a {type(cell).__name__}, not an object")
+        metadata = cell.get("metadata", {})
+        meta = (metadata.get("nbgrader") or {}) if isinstance(metadata, dict) else None
+        source = cell.get("source", "")
+        if not (isinstance(meta, dict) and isinstance(cell.get("cell_type", ""), str)
+                and (isinstance(source, str)
+                     or isinstance(source, list) and all(isinstance(s, str) for s in source))):
+            raise TypeError(f"cell {index}: metadata, cell_type or source of the wrong type")
+        grade_id = meta.get("grade_id")
+        if grade_id and not isinstance(grade_id, str):
+            raise TypeError(f"cell {index}: grade_id is a {type(grade_id).__name__}")
+        if grade_id:
+            submitted.setdefault(grade_id, {
                 "cell_type": cell.get("cell_type"), "grade": bool(meta.get("grade")),
                 "solution": bool(meta.get("solution")), "locked": bool(meta.get("locked"))})
+    return submitted
+
+
+def malformed(path: Path, expected: dict[str, dict]) -> str | None:
+    """Why nbgrader cannot grade this submitted notebook as is (None: it can). Any JSON at all
+    may come back: whatever is not shaped like a notebook is "not a readable notebook"."""
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        submitted = _graded_cells(nb["cells"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as err:
+        return f"not a readable notebook ({type(err).__name__}: {err})"
     problems = []
     for name, want in expected.items():
         got = submitted.get(name)
@@ -263,7 +282,7 @@ def grade_one(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
         out.status = "failed"
         out.problems.append(f"no {course.ASSIGNMENT}/ folder in submitted/{student}/")
         return out
-    if not force and nbgrader_job.graded_before(course_dir, student, folder):
+    if not force and graded_before(course_dir, student, folder):
         out.status = "skipped"  # decided from the gradebook, never from a job's output
         out.scores = notebook_scores(course_dir, student)
         return out
@@ -473,7 +492,11 @@ def class_run(course_dir: Path, budget: float = BUDGET, pattern: str = "*",
     try:
         bar.running(1)
         for i, student in enumerate(learners, 1):
-            result, rec = grade_job(ctx, student, expected, budget, force, plan)
+            try:
+                result, rec = grade_job(ctx, student, expected, budget, force, plan)
+            except Exception as err:  # noqa: BLE001 - a crash on one submission: that learner
+                result, rec = LearnerResult(student, status="failed", problems=[  # only (as
+                    f"the grading job died: {type(err).__name__}: {err}"]), None  # parallel)
             run.results.append(result)
             run.records += [rec] if rec is not None else []
             bar.running(int(i < len(learners)))  # the next one, as the parallel run counts
@@ -625,16 +648,17 @@ def write_ledger(course_dir: Path, learners: list[str]) -> Path:
     return path
 
 
-def foreign_scores(course_dir: Path) -> list[str]:
+def foreign_scores(course_dir: Path, only: str | None = None) -> list[str]:
     """Auto scores in the gradebook that no class run wrote (the ledger disagrees), and
-    submissions no class run graded. Manual scores (formgrader) are a human's: not checked."""
+    submissions no class run graded (``only``: that learner's). Manual scores (formgrader) are
+    a human's: not checked."""
     from nbgrader.api import MissingEntry
 
     path = course_dir / REPORTS / LEDGER
     ledger = json.loads(path.read_text("utf-8")) if path.is_file() else {}
     flags = []
     with _gradebook(course_dir) as gb:
-        for student in sorted(s.id for s in gb.students):
+        for student in [only] if only else sorted(s.id for s in gb.students):
             try:
                 submission = gb.find_submission(course.ASSIGNMENT, student)
             except MissingEntry:
@@ -650,6 +674,15 @@ def foreign_scores(course_dir: Path) -> list[str]:
                         flags.append(f"{student} {key}: auto score {grade.auto_score} in the "
                                      f"gradebook, the class run wrote {wrote}")
     return flags
+
+
+def graded_before(course_dir: Path, student: str, folder: Path) -> bool:
+    """Whether a class run may skip this learner: the gradebook holds the submission
+    (``nbgrader_job.graded_before``) AND the ledger holds exactly its auto scores, i.e. a
+    class run finished with them. A run that stopped between nbgrader and the scores of record
+    leaves the in-kernel scores without a ledger entry: that learner is graded again."""
+    return (nbgrader_job.graded_before(course_dir, student, folder)
+            and not foreign_scores(course_dir, only=student))
 
 
 # ---------------------------------------------------------------- command line

@@ -158,6 +158,12 @@ c.Autograde.autograde_preprocessors = nbgrader_ext.autograde_preprocessors()
 c.BudgetedExecute.budget = {NOTEBOOK_BUDGET:g}  # wall seconds to the deadline, then CPU seconds of the kernels
 c.BudgetedExecute.wall_factor = 3  # and at most 3 x budget of wall time
 c.GenerateFeedback.preprocessors = nbgrader_ext.feedback_preprocessors()
+# A submission's HTML is the learner's: formgrader shows it on its own origin (its grade API a
+# script could call) and generate_feedback in the learner's page. Outputs are cleaned by the
+# templates when sanitize_html is set; nbgrader's formgrade and feedback templates render
+# Markdown cells themselves, unsanitised, so SanitizeHTML also cleans the cells before rendering.
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.preprocessors = ["nbconvert.preprocessors.sanitize.SanitizeHTML"]
 '''
 CONFIG_HEADER = CONFIG.splitlines()[0]
 DEFAULT_EXCHANGE = 'os.path.join(os.path.dirname(os.path.abspath(__file__)), "exchange")'

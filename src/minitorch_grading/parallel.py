@@ -251,7 +251,7 @@ def prepare(course_dir: Path, student: str, budget: float, seed: int, force: boo
     if not folder.is_dir():
         return LearnerResult(student, status="failed",
                              problems=[f"no {course.ASSIGNMENT}/ folder in submitted/{student}/"])
-    if not force and nbgrader_job.graded_before(course_dir, student, folder):
+    if not force and classrun.graded_before(course_dir, student, folder):
         return LearnerResult(student, status="skipped",
                              scores=classrun.notebook_scores(course_dir, student))
     snap = taken / student

@@ -16,9 +16,13 @@ What the command gets:
   the gradebook, other learners, the instructor's home);
 - no network (its own network namespace: only a loopback, which a Jupyter kernel needs to talk
   to its client), its own PID, IPC and UTS namespaces, a new session (no terminal);
-- another user: when the grader runs as root, the command is started as ``nobody`` (uid
-  65534) with every capability dropped (``setpriv``); run as an ordinary user, bubblewrap's
-  user namespace keeps it in the instructor's uid but inside the mount namespace above;
+- another user: when the grader runs as root, the command is started as a uid of its own
+  (:func:`job_uid`: one of :data:`UIDS` that no other sandboxed command on the machine holds
+  meanwhile) with every capability dropped (``setpriv``). RLIMIT_NPROC counts the processes
+  and threads of a real uid over the whole machine: with one shared uid (``nobody``) a job that
+  holds its 2048 threads made a classmate's concurrent nbgrader fail (x37, route 3). Run as an
+  ordinary user, bubblewrap's user namespace keeps it in the instructor's uid (a uid mapped in a
+  user namespace still counts as that real uid) but inside the mount namespace above;
 - bounded writable space: ``/tmp`` is a tmpfs of :data:`TMP_BYTES`; the private folder is a
   tmpfs of :data:`JOB_BYTES` mounted on the host by :func:`private_folder` when the grader is
   root (an ordinary user cannot mount: then only the file-size limit bounds it);
@@ -35,6 +39,7 @@ the caller asks for it by name (``classrun autograde --unsafe-no-sandbox``).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import resource
 import shutil
@@ -43,11 +48,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 JOB = "/job"  # where the private folder is seen from inside the sandbox
-NOBODY = 65534  # the uid/gid learner code runs as when the grader is root
+NOBODY = 65534  # the uid of prepare()/command() called without one (run() takes a job_uid)
+# The uids (and gids) sandboxed commands run as when the grader is root: one per command running
+# at the same time on this machine (class runs, Dask workers and tests alike), held through a
+# lock file in UID_LOCKS (root's). Not in /etc/passwd: no file of the machine belongs to them.
+UIDS = range(1_700_000_000, 1_700_000_000 + 1024)
+UID_LOCKS = Path("/run/minitorch-sandbox")
 FIX = ("install bubblewrap (`make system-deps`, or `sudo apt-get install bubblewrap`) and "
        "allow unprivileged user namespaces (`sudo sysctl kernel.unprivileged_userns_clone=1`; "
        "on Ubuntu 24.04 also `sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0`); "
@@ -85,7 +96,7 @@ class Limits:
     cpu: float | None = None  # CPU seconds of each process (RLIMIT_CPU)
     file_bytes: int = 256 * 2**20  # largest file it may write (RLIMIT_FSIZE)
     open_files: int = 1024  # RLIMIT_NOFILE
-    processes: int | None = 2048  # RLIMIT_NPROC (threads count), enforced for NOBODY only
+    processes: int | None = 2048  # RLIMIT_NPROC (threads count): the job's own uid, as root
     data_bytes: int | None = DATA_BYTES  # RLIMIT_DATA
 
 
@@ -255,9 +266,10 @@ def check() -> None:
     if result.returncode != 0:
         why = result.stderr.decode("utf-8", "replace").strip()[-500:]
         raise SandboxUnavailable(f"bubblewrap cannot create its namespaces here ({why}): {FIX}")
-    if os.geteuid() == 0 and result.stdout.strip() != str(NOBODY).encode():
-        raise SandboxUnavailable(f"the sandbox did not switch to uid {NOBODY} "
-                                 f"(it ran as {result.stdout.strip()!r}): {FIX}")
+    ran_as = result.stdout.strip().decode("ascii", "replace")
+    if os.geteuid() == 0 and not (ran_as.isdigit() and int(ran_as) in UIDS):
+        raise SandboxUnavailable(f"the sandbox did not switch to a uid of {UIDS} "
+                                 f"(it ran as {ran_as!r}): {FIX}")
     _CHECKED.append("ok")
 
 
@@ -290,23 +302,60 @@ def release(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def prepare(private: Path) -> None:
-    """Make ``private`` (the job's copy) writable by the sandbox's user and nobody else."""
+def prepare(private: Path, uid: int = NOBODY) -> None:
+    """Make ``private`` (the job's copy) writable by the command's user and nobody else (a
+    job's next command may run as another uid: everything is handed over each time)."""
     if os.geteuid() != 0:
         return
     for here, dirs, files in os.walk(private):
-        os.lchown(here, NOBODY, NOBODY)
+        os.lchown(here, uid, uid)
         for name in dirs + files:
-            os.lchown(os.path.join(here, name), NOBODY, NOBODY)
+            os.lchown(os.path.join(here, name), uid, uid)
     os.chmod(private, 0o700)
+
+
+def _running_as(uid: int) -> bool:
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and os.stat(f"/proc/{pid}").st_uid == uid:
+                return True
+        except OSError:  # it ended meanwhile
+            continue
+    return False
+
+
+@contextmanager
+def job_uid():
+    """A uid of :data:`UIDS` for one sandboxed command: no other command holds it meanwhile
+    (an flock on ``UID_LOCKS/<uid>``, which the kernel drops if this process dies) and no
+    process runs as it. None unless the grader is root (then the user namespace's uid)."""
+    if os.geteuid() != 0:
+        yield None
+        return
+    UID_LOCKS.mkdir(mode=0o700, exist_ok=True)
+    for uid in UIDS:
+        fd = os.open(UID_LOCKS / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        try:
+            if _running_as(uid):  # a leftover, e.g. a zombie not yet reaped: not this one
+                continue
+            yield uid
+            return
+        finally:
+            os.close(fd)
+    raise SandboxUnavailable(f"every sandbox uid of {UIDS} is in use: too many jobs at once")
 
 
 def command(argv: list[str], private: Path, read_only: list | None = None,
             env: dict[str, str] | None = None, cwd: str = JOB,
-            hide: list[str] | None = None) -> list[str]:
+            hide: list[str] | None = None, uid: int = NOBODY) -> list[str]:
     """The bwrap command line for ``argv`` (see the module's docstring). ``read_only``: paths
     bound at the same place, or (source, destination) pairs (a destination inside ``/job``
-    must exist in ``private``: it is mounted over)."""
+    must exist in ``private``: it is mounted over). ``uid``: the user it runs as (root only)."""
     exe = bwrap()
     if exe is None:
         raise SandboxUnavailable(f"bubblewrap (bwrap) is not installed: {FIX}")
@@ -350,7 +399,7 @@ def command(argv: list[str], private: Path, read_only: list | None = None,
         args += ["--setenv", key, value]
     if os.geteuid() == 0:  # a real other user, not root in a user namespace
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
-                 "/usr/bin/setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                 "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
     else:
         args += ["--unshare-user", "--"]
@@ -371,7 +420,7 @@ def _limiter(limits: Limits):
             cap(resource.RLIMIT_CPU, int(limits.cpu) + 1)
         if limits.data_bytes is not None:
             cap(resource.RLIMIT_DATA, limits.data_bytes)
-        if limits.processes is not None and os.geteuid() == 0:  # per uid: only for NOBODY
+        if limits.processes is not None and os.geteuid() == 0:  # per uid: the job's own
             cap(resource.RLIMIT_NPROC, limits.processes)
     return apply
 
@@ -386,11 +435,12 @@ def run(argv: list[str], private: Path, *, read_only: list | None = None,
     Output beyond ``max_output`` bytes is cut. Never raises for what the command does."""
     limits = limits or Limits()
     private = private.resolve()
-    prepare(private)
     env = {"PATH": "/usr/bin:/bin", "HOME": JOB, "TMPDIR": "/tmp", "LANG": "C.UTF-8",
            **ONE_THREAD, **(env or {})}
-    args = command(argv, private, read_only, env, cwd, hide)
-    return execute(args, limits=limits, stdin=stdin, max_output=max_output)
+    with job_uid() as uid:
+        prepare(private, uid or NOBODY)
+        args = command(argv, private, read_only, env, cwd, hide, uid or NOBODY)
+        return execute(args, limits=limits, stdin=stdin, max_output=max_output)
 
 
 class _quiet:

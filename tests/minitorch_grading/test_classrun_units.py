@@ -85,6 +85,76 @@ def test_a_broken_file_is_named(tmp_path):
     assert classrun.malformed(path, EXPECTED).startswith("not a readable notebook")
 
 
+NOT_NOTEBOOKS = [  # any JSON a learner can hand in as .ipynb (x37 route 5: `"cells": [..., 1]`)
+    [], 1, "x", None, {"cells": 1}, {"cells": {"a": 1}}, {"cells": [1]}, {"cells": [[]]},
+    {"cells": [{"metadata": []}]}, {"cells": [{"metadata": {"nbgrader": 1}}]},
+    {"cells": [{"metadata": {"nbgrader": {"grade_id": [1], "solution": True}}}]},
+    {"cells": [{"cell_type": 1, "metadata": {}}]},
+    {"cells": [{"cell_type": "code", "source": [1], "metadata": {"nbgrader": {
+        "grade_id": "ex_1", "solution": True}}}]},
+]
+
+
+@pytest.mark.parametrize("shape", NOT_NOTEBOOKS, ids=[json.dumps(s) for s in NOT_NOTEBOOKS])
+def test_any_json_is_read_without_raising(tmp_path, shape):
+    """The class run's check and the record's reader of answers both say "no notebook"."""
+    from minitorch_course import quiz
+
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(shape), encoding="utf-8")
+    assert classrun.malformed(path, EXPECTED).startswith("not a readable notebook")
+    assert quiz.read_literals(path) == ({}, {})
+
+
+def test_a_crash_on_one_learner_stops_only_that_learner(tmp_path, monkeypatch):
+    """The serial loop (``classrun autograde --serial``) goes on, as the parallel one does."""
+    (tmp_path / "gradebook.db").write_text("", "utf-8")
+    for name in "abc":
+        (tmp_path / "submitted" / name).mkdir(parents=True)
+
+    def grade_one(ctx, student, expected, budget, force):
+        if student == "b":
+            raise AttributeError("'int' object has no attribute 'get'")
+        return classrun.Outcome(student)
+
+    monkeypatch.setattr(classrun, "grade_one", grade_one)
+    monkeypatch.setattr(classrun, "expected_cells", lambda course_dir: {})
+    ctx = type("Ctx", (), {"course_dir": tmp_path})()
+    got = {o.student: o for o in classrun.class_run(tmp_path, ctx=ctx, log=lambda line: None)}
+    assert [got[s].status for s in "abc"] == ["graded", "failed", "graded"]
+    assert got["b"].problems == ["the grading job died: AttributeError: 'int' object has no "
+                                 "attribute 'get'"]
+
+
+def test_a_learner_is_skipped_only_with_the_scores_a_class_run_finished(tmp_path):
+    """x37 route 5: nbgrader wrote the in-kernel scores, then the run stopped before the
+    scores of record and the ledger; the next run must grade that learner again."""
+    from nbgrader.api import Gradebook
+
+    folder = tmp_path / "submitted" / "ana" / course.ASSIGNMENT
+    folder.mkdir(parents=True)
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}", course_id=course.COURSE_ID) as gb:
+        gb.add_assignment(course.ASSIGNMENT)
+        gb.add_notebook("00", course.ASSIGNMENT)
+        gb.add_grade_cell("check_a", "00", course.ASSIGNMENT, max_score=2, cell_type="code")
+        gb.add_student("ana")
+        gb.add_submission(course.ASSIGNMENT, "ana")
+
+    def score(points: float) -> None:
+        with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}",
+                       course_id=course.COURSE_ID) as gb:
+            gb.find_grade("check_a", "00", course.ASSIGNMENT, "ana").auto_score = points
+            gb.db.commit()
+
+    score(2.0)  # the in-kernel score: the run stopped here
+    assert not classrun.graded_before(tmp_path, "ana", folder)
+    score(0.0)  # the score of record, and the run finished: the ledger holds it
+    classrun.write_ledger(tmp_path, ["ana"])
+    assert classrun.graded_before(tmp_path, "ana", folder)
+    score(2.0)  # a later run (--force) stopped after nbgrader again
+    assert not classrun.graded_before(tmp_path, "ana", folder)
+
+
 def _cell_timeout(monkeypatch, student: str, **config) -> object:
     """The timeout ``BudgetedExecute`` gives a cell (nothing runs: ``Execute`` is stubbed), or
     the ename it marks the cell with instead."""

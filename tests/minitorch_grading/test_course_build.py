@@ -124,3 +124,60 @@ def test_make_clean_deletes_build_without_grading_data(tmp_path):
     proc = _make_clean(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert not (tmp_path / "build").exists() and not (tmp_path / ".venv").exists()
+
+
+# ---------------------------------------------------------------- a submission's HTML (x37 route 4)
+def _render_as_nbgrader(config, template: str, nb) -> str:
+    """``nb`` as formgrader (template formgrade) or generate_feedback (feedback) render it."""
+    import nbformat
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+    from traitlets.config import Config
+
+    bootstrap = Path(handlers.__file__).parent / "static/node_modules/bootstrap/dist/css"
+    config = Config(config)
+    config.merge(Config({"HTMLExporter": {"template_name": template,
+                                          "extra_template_basedirs": [handlers.template_path],
+                                          "extra_template_paths": [str(bootstrap)]}}))
+    resources = {"assignment_id": course.ASSIGNMENT, "notebook_id": "00", "submission_id": "x",
+                 "index": 0, "total": 1, "base_url": "", "student": "s", "last_name": None,
+                 "first_name": None, "notebook_path": "00.ipynb",
+                 "nbgrader": {"notebook": "00", "score": 0, "max_score": 1, "late_penalty": 0}}
+    html, _ = HTMLExporter(config=config).from_notebook_node(nbformat.from_dict(nb),
+                                                             resources=resources)
+    return html
+
+
+def _live_markers(html: str) -> set[str]:
+    import re
+
+    # a tag, not its escaped text: "<" opens it and no ">" comes before the handler
+    live = re.findall(r"<script[^>]*>[^<]*(x-[a-z]+)|<[a-z]+[^<>]*\son[a-z]+=\"[^\"]*(x-[a-z]+)",
+                      html)
+    return {m for pair in live for m in pair if m}
+
+
+@pytest.mark.parametrize("template", ["formgrade", "feedback"])
+def test_a_submissions_html_is_not_live_in_formgrader_or_feedback(tmp_path, template):
+    import nbformat
+    from traitlets.config import Config
+    from traitlets.config.loader import PyFileConfigLoader
+
+    v4 = nbformat.v4
+    nb = v4.new_notebook(cells=[
+        v4.new_markdown_cell("Notas <script>console.log('x-md')</script>\n"
+                             "<img src=\"data:,\" onerror=\"console.log('x-img')\">\n"),
+        v4.new_code_cell("display(HTML(...))", outputs=[v4.new_output("display_data", data={
+            "text/html": "<script>console.log('x-html')</script><b>x</b>",
+            "application/javascript": "console.log('x-js')", "text/plain": "x"})]),
+        v4.new_code_cell("display(HTML(...))", outputs=[v4.new_output("display_data", data={
+            "text/html": "<img src=\"data:,\" onerror=\"console.log('x-out')\">"})]),
+    ])
+    # the detector bites: nbgrader's defaults leave every marker live
+    assert _live_markers(_render_as_nbgrader(Config(), template, nb)) == {
+        "x-md", "x-img", "x-js", "x-out"}
+    (tmp_path / "nbgrader_config.py").write_text(course.config_text(), encoding="utf-8")
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path)).load_config()
+    html = _render_as_nbgrader(config, template, nb)
+    assert _live_markers(html) == set()
+    assert "x-md" in html  # the learner's text is still shown, as text

@@ -1,7 +1,8 @@
 """Issue 26's notebook routes, through the documented class run (``classrun autograde``).
 
-A class of two on lab 01: the reference (answered) and the stub whose notebook gains one code
-cell, run by nbgrader before the graded cells, that tries every route the kernel offers when
+A class of three on lab 01 (the third hands in a notebook with a cell that is no JSON object:
+x37's route 5, which stopped the serial run): the reference (answered) and the stub whose
+notebook gains one code cell, run by nbgrader before the graded cells, that tries every route the kernel offers when
 it runs as the instructor (each logs what it did into the cell's output, so a "blocked" is not
 a cell that never ran):
 
@@ -114,6 +115,13 @@ def hostile(tmp_path_factory, generated_course) -> dict:
     nb["cells"].insert(0, {"cell_type": "code", "metadata": {}, "source": cell,
                            "outputs": [], "execution_count": None})
     path.write_text(json.dumps(nb, indent=1), "utf-8")
+    # x37 route 5: a notebook with a cell that is not a JSON object stopped the serial run
+    # before anyone's scores of record; it must cost its author only
+    Submissions().submit(course_dir, release, "malformed", stub, answered=False, only=(LAB,))
+    path = course_dir / "submitted" / "malformed" / ASSIGNMENT / f"{LAB}.ipynb"
+    nb = json.loads(path.read_text("utf-8"))
+    nb["cells"].append(1)
+    path.write_text(json.dumps(nb, indent=1), "utf-8")
     start = time.monotonic()
     code = classrun.autograde_command(course_dir, budget=classrun.BUDGET, seed=7)
     seconds = time.monotonic() - start
@@ -179,6 +187,13 @@ def test_no_detached_process_and_no_foreign_grade(hostile):
     assert not manual, manual
 
 
+def test_a_notebook_that_is_no_notebook_costs_its_author_only(hostile):
+    """The serial run goes on past it (the classmates above got their scores of record)."""
+    got = hostile["outcomes"]["malformed"]
+    assert got["status"] == "failed" and "not a readable notebook" in got["manual"][LAB], got
+    assert hostile["outcomes"]["honest"]["status"] == "graded"
+
+
 def test_printed_text_cannot_mark_it_skipped(hostile):
     assert "fake skipped" in _fired(hostile["course"])
     assert hostile["outcomes"]["intruder"]["status"] == "graded"
@@ -193,8 +208,10 @@ def test_no_classmate_and_no_course_configuration_in_reach(hostile):
 
 
 def test_the_class_run_time(hostile):
-    print(f"class run of 2 learners (lab 01) in the sandbox: {hostile['seconds']:.0f} s")
-    assert hostile["code"] == 0 and hostile["seconds"] < 240
+    print(f"class run of 3 learners (lab 01) in the sandbox: {hostile['seconds']:.0f} s")
+    failed = [s for s, o in hostile["outcomes"].items() if o["status"] == "failed"]
+    assert failed == ["malformed"] and hostile["code"] == 1  # 1: someone could not be graded
+    assert hostile["seconds"] < 240
 
 
 def test_a_score_the_class_run_did_not_write_is_flagged_at_export(hostile):

@@ -54,7 +54,7 @@ def test_another_user_no_network_nothing_of_the_machine(job):
     out = result.stdout.decode()
     assert result.returncode == 0, result.stderr.decode()
     if os.geteuid() == 0:
-        assert f"uid {sandbox.NOBODY}" in out, out
+        assert int(out.split("uid ", 1)[1].split()[0]) in sandbox.UIDS, out
     assert "exists" in out and "True" not in out, out  # every probe ran, none found anything
     assert "network no" in out, out
 
@@ -243,3 +243,77 @@ def test_a_job_that_fills_its_disk_stops_at_its_cap(tmp_path):
     assert not folder.exists()
     with Job.new() as nxt:
         assert _python(nxt, "print('next')").stdout == b"next\n"
+
+
+HOG = """
+import threading, time, os
+threading.stack_size(65536)
+held = 0
+try:
+    for _ in range(100000):  # bounded by the job's RLIMIT_NPROC, never by this
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        held += 1
+except RuntimeError:
+    pass
+print("HOSTILE hog holds", held, "threads", flush=True)
+open("/job/holding", "w").write(str(held))
+deadline = time.time() + 60
+while not os.path.exists("/job/release") and time.time() < deadline:
+    time.sleep(0.1)
+"""
+CLASSMATE = """
+import threading
+threads = [threading.Thread(target=lambda: None) for _ in range(16)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("classmate started 16 threads", flush=True)
+"""
+
+
+def _beside_a_hog(processes: int = 64) -> tuple[sandbox.Result, sandbox.Result]:
+    """A job holding every thread its RLIMIT_NPROC allows, and meanwhile a classmate's job."""
+    import threading
+
+    from conftest import sandbox_only
+
+    limits = sandbox.Limits(wall=90, processes=processes)
+    got: dict[str, sandbox.Result] = {}
+    with Job.new() as hog, Job.new() as classmate:
+        runner = threading.Thread(target=lambda: got.update(
+            hog=_python(hog, sandbox_only(HOG), limits=limits)))
+        runner.start()
+        deadline = time.monotonic() + 60
+        while not (hog.folder / "holding").exists() and runner.is_alive() \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        try:
+            assert (hog.folder / "holding").exists(), got  # the hog holds its threads now
+            got["classmate"] = _python(classmate, CLASSMATE, limits=limits)
+        finally:
+            (hog.folder / "release").write_text("", "utf-8")
+            runner.join()
+    return got["hog"], got["classmate"]
+
+
+def test_a_jobs_threads_do_not_starve_a_classmates_job(monkeypatch):
+    """x37 route 3: RLIMIT_NPROC counts a real uid's processes and threads machine-wide, so
+    each sandboxed command runs as a uid of its own (``sandbox.job_uid``)."""
+    from contextlib import contextmanager
+
+    if os.geteuid() != 0:
+        pytest.fail("RLIMIT_NPROC is set for the sandbox's own uid only when the grader is root")
+    hog, classmate = _beside_a_hog()
+    assert b"HOSTILE hog holds" in hog.stdout, hog.stderr.decode()[-2000:]  # it fired
+    assert classmate.returncode == 0, classmate.stderr.decode()[-2000:]
+    assert b"classmate started 16 threads" in classmate.stdout
+
+    @contextmanager
+    def one_uid_for_all():  # the mistake x37 found: every job as the same user
+        yield sandbox.UIDS[-1]
+
+    monkeypatch.setattr(sandbox, "job_uid", one_uid_for_all)
+    hog, classmate = _beside_a_hog()
+    assert b"HOSTILE hog holds" in hog.stdout, hog.stderr.decode()[-2000:]
+    assert classmate.returncode != 0 and b"classmate started" not in classmate.stdout
