@@ -57,6 +57,7 @@ KIND_LABELS: dict[str, str] = {
     "stale-grad": N_("stale intermediate gradients (kept from the previous pass)"),
     "aliasing": N_("gradients share memory (aliasing)"),
     "constant-operand": N_("wrong with a constant input"),
+    "backward-return": N_("a backward that does not return a tuple of gradients"),
 }
 
 # the words a check's data uses for where it ran
@@ -118,6 +119,30 @@ def _fraction(r: float) -> int | None:
     if r != 0 and abs(r) < 1 and abs(1.0 / r - round(1.0 / r)) < 1e-6 * abs(1.0 / r):
         return round(1.0 / r)
     return None
+
+
+def _returned(p: dict) -> str:
+    """What a node's _backward returned instead of one gradient per parent (``backward-not-tuple``)."""
+    node = p["node"] or p["method"]
+    if p["returned"] == "array":
+        what = t("an array of shape {shape}", shape=fmt(p["shape"]))
+    elif p["returned"] == "number":
+        what = t("a single number ({type})", type=p["type"])
+    elif p["returned"] == "sequence":
+        what = t("a {type} of {length} element(s)", type=p["type"], length=p["length"])
+    else:
+        what = t("a {type}", type=p["type"])
+    return t("The _backward of the node {node} (made by {method}) returned {what}, but the "
+             "node has {parents} parent(s) in _prev.", node=repr(node), method=p["method"],
+             what=Msg(what), parents=p["parents"])
+
+
+def _returned_short(p: dict) -> str:
+    if p["returned"] == "array":
+        return _("an array (the engine walks its rows)")
+    if p["returned"] == "sequence":
+        return _("a sequence of another length")
+    return _("something that is not a tuple")
 
 
 def _subject(p: dict) -> str:
@@ -334,6 +359,11 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         "Reverse broadcasting failed: unbroadcast(grad of shape {got}, {want}) raised {error}: "
         "{message}.", got=fmt(p["got"]), want=fmt(p["want"]), error=p["error"],
         message=p["message"]),
+    "backward-not-tuple": lambda p: _returned(p) + " " + t(
+        "A _backward returns one gradient per parent, as a tuple in the order of _prev, even "
+        "for a single parent: `return (grad,)` (the comma makes the tuple). The engine pairs "
+        "_prev with what _backward returns, so {got_short} gives the parents the wrong "
+        "gradients, or none.", got_short=_returned_short(p)),
     "missing-grad": lambda p: t(
         "No gradient reached input {index}: its .grad is None. The op must list it in _prev and "
         "its _backward must return one gradient per parent, in the same order.",
