@@ -815,8 +815,10 @@ def passed(report: RowReport) -> str:
         count = report.suites["engine"][0].fact.params["count"]
         return "✓ " + t("{row}: all checks pass ({count})", row=report.row, count=count)
     ran = sum(o.status == PASS for outs in report.suites.values() for o in outs)
+    suites = [s for s, outs in report.suites.items()  # not a suite that does not apply (n/a)
+              if any(o.status == PASS for o in outs)]
     return "✓ " + t("{row}: all checks pass ({count}: {suites})", row=report.row, count=ran,
-                    suites=", ".join(word(s) for s in report.suites))
+                    suites=", ".join(word(s) for s in suites))
 
 
 # a sentence ends before a capital (Spanish ones too), an opening bracket or ¿

@@ -462,3 +462,16 @@ def test_the_backward_form_probe_claims_nothing_on_the_reference():
     for op in BY_NAME.values():
         case = op.cases[0]
         assert op_checks.backward_form(op, case, op.inputs(case, 0), reference) is None, op.name
+
+
+def test_a_passing_line_lists_only_the_suites_that_ran():
+    """o37: silu's line said "(18: forward, backward, gradcheck, broadcast)" though no
+    broadcasting pair applies to a unary op; mul's names broadcast, silu's does not."""
+    from minitorch_course import runner
+
+    reference = runner.load("reference")[0]
+    for name, applies in (("silu", False), ("mul", True)):
+        report = runner.run_row(name, reference, runner.GRADED_SUITES, 2)
+        line = messages.passed(report)
+        assert line.startswith("✓") and "gradcheck" in line, line
+        assert (messages.word("broadcast") in line) is applies, line
