@@ -128,8 +128,6 @@ def _returned(p: dict) -> str:
         what = t("an array of shape {shape}", shape=fmt(p["shape"]))
     elif p["returned"] == "number":
         what = t("a single number ({type})", type=p["type"])
-    elif p["returned"] == "sequence":
-        what = t("a {type} of {length} element(s)", type=p["type"], length=p["length"])
     else:
         what = t("a {type}", type=p["type"])
     return t("The _backward of the node {node} (made by {method}) returned {what}, but the "
@@ -140,8 +138,6 @@ def _returned(p: dict) -> str:
 def _returned_short(p: dict) -> str:
     if p["returned"] == "array":
         return _("an array (the engine walks its rows)")
-    if p["returned"] == "sequence":
-        return _("a sequence of another length")
     return _("something that is not a tuple")
 
 

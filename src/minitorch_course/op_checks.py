@@ -309,10 +309,10 @@ def compare_backward(op: Op, case: Case, arrays, got, want, upstream=None,
 
 def backward_form(op: Op, case: Case, arrays, impl: ModuleType) -> Diagnosis | None:
     """Whether a node of ``op``'s graph on ``arrays`` returns from its ``_backward`` something
-    other than one gradient per parent (a tuple, or list, as long as its ``_prev``): the
-    diagnosis when it does, else None. Called only once a check has failed: what the engine
-    makes of a bare array (a row per parent), a number (not iterable) or a short tuple (a
-    parent left without a gradient) hides the cause. Each node's ``_backward`` is called with
+    other than a tuple (or list) of gradients, one per parent: the diagnosis when it does, else
+    None. Called only once a check has failed: what the engine makes of a bare array (a row per
+    parent) or a number (not iterable) hides the cause. (A tuple one gradient short leaves a
+    parent without one: the missing-grad diagnosis says so.) Each node's ``_backward`` is called with
     ones on fresh inputs; anything unexpected means no claim (None)."""
     try:
         with quiet():
@@ -327,7 +327,7 @@ def backward_form(op: Op, case: Case, arrays, impl: ModuleType) -> Diagnosis | N
                 parents = tuple(node._prev or ())
                 if parents and callable(node._backward):
                     got = node._backward(np.ones(np.shape(node.data)))
-                    if not isinstance(got, (tuple, list)) or len(got) != len(parents):
+                    if not isinstance(got, (tuple, list)):  # a short tuple: missing-grad's
                         return Diagnosis("backward-return", "backward-not-tuple", {
                             "method": op.method, "node": str(getattr(node, "_op", "") or ""),
                             "parents": len(parents), **_returned(got)})
@@ -345,8 +345,6 @@ def _returned(got) -> dict:
         return {"returned": "array", "shape": got.shape, "type": name}
     if isinstance(got, (int, float, np.number, np.ndarray)):
         return {"returned": "number", "type": name}
-    if isinstance(got, (tuple, list)):
-        return {"returned": "sequence", "length": len(got), "type": name}
     return {"returned": "other", "type": name}
 
 
