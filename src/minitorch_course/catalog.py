@@ -132,7 +132,7 @@ KINDS: tuple[str, ...] = (
     "local-derivative", "unstable-forward", "unstable-backward", "forward", "forward-shape",
     "recursion", "double-counting", "topological-order", "accumulate", "freed-graph", "engine",
     "shape-error", "crash", "values", "swapped-inputs", "missing-upstream", "at-output",
-    "wrong-axis", "stale-grad", "aliasing", "constant-operand",
+    "wrong-axis", "stale-grad", "aliasing", "constant-operand", "backward-return",
 )
 
 
@@ -1229,15 +1229,21 @@ class Cell:
     points: int
     rows: tuple[str, ...] = ()
     what: str = ""
+    suite: str = ""  # a lab 04 cell: the one suite it runs over the ops named in `over`
+    over: tuple[str, ...] = ()  # its check_ops(...) names (catalog names or method names)
 
 
 NOTEBOOK_ONLY_CELLS: tuple[Cell, ...] = tuple(  # the labs' answer cells: exercises owns them
     Cell(cell.grade_id, cell.lab, cell.points, what=cell.title) for cell in ANSWER_CELLS
 ) + (  # lab 04: the course's own gradcheck and property checks over ops of labs 01-03
+    # `suite` and `over` say what the cell runs, so the progress report can score it from the
+    # rows it already ran (tests/minitorch_course/test_check_cli.py reads the notebook's call)
     Cell("check_gradcheck", "04-gradcheck-and-properties", 2,
-         what="gradcheck on ops of labs 01-03"),
+         what="gradcheck on ops of labs 01-03", suite="gradcheck",
+         over=("add", "mul", "div", "exp", "log", "sum", "max", "getitem", "matmul", "softmax",
+               "cross_entropy")),
     Cell("check_property", "04-gradcheck-and-properties", 2,
-         what="property tests of add and mul"),
+         what="property tests of add and mul", suite="property", over=("add", "mul")),
 )
 
 

@@ -42,6 +42,7 @@ from minitorch_course.catalog import (
     MLP_CELLS,
     MY_TESTS_CELLS,
     lab_points,
+    resolve,
 )
 from minitorch_course.i18n import _, t
 from minitorch_course.outcomes import FAIL, NOT_STARTED, PASS, SKIP, SUITES, RowReport, telling
@@ -100,12 +101,34 @@ def _notebook_only(lab: str) -> list:
     return [c for c in CELLS if c.lab == lab and not c.rows and c.grade_id not in mlp_ids]
 
 
-def answer_points(lab: str, cells: list | None = None) -> int:
-    """The points of ``lab``'s answer cells answered right in the saved notebook: counted in
-    the lab's header and in the Total alike."""
+def suite_cell(cell, reports: list[RowReport]) -> tuple[str, list[str]] | None:
+    """A lab 04 cell that runs one suite over rows of labs 01-03 (``cell.suite`` over
+    ``cell.over``): its status from the reports of those rows, and the rows that keep it from
+    passing; None when the cell is not such a cell or one of its rows did not run here."""
+    if not cell.suite:
+        return None
+    names = [op.name for op in resolve(list(cell.over))]
+    by_row = {r.row: r for r in reports}
+    if any(name not in by_row for name in names):
+        return None
+    states = {name: by_row[name].summary(cell.suite) for name in names}
+    behind = [name for name, state in states.items() if state not in (PASS, SKIP)]
+    if not behind:
+        return PASS, []
+    failing = [name for name in behind if states[name] == FAIL]
+    return (FAIL, failing) if failing else (NOT_STARTED, behind)
+
+
+def answer_points(lab: str, cells: list | None = None,
+                  reports: list[RowReport] | None = None) -> int:
+    """The points of ``lab``'s answer cells answered right in the saved notebook, and of its
+    cells that the rows which ran can score (``suite_cell``): counted in the lab's header and
+    in the Total alike."""
     cells = _notebook_only(lab) if cells is None else cells
     answered = exercises.cell_states(lab) if cells else {}
-    return sum(c.points for c in cells if answered.get(c.grade_id) == exercises.RIGHT)
+    scored = [suite_cell(c, reports or []) for c in cells]
+    return sum(c.points for c, s in zip(cells, scored)
+               if answered.get(c.grade_id) == exercises.RIGHT or (s and s[0] == PASS))
 
 
 def _fit(text: str, width: int) -> list[str]:
@@ -131,10 +154,17 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
         if not lab_rows and not notebook_only:  # lab 04 has cells but no rows of its own
             continue
         answered = exercises.cell_states(lab) if notebook_only else {}
-        earned = sum(r.earned(GRADED) for r in lab_rows) + answer_points(lab, notebook_only)
+        earned = (sum(r.earned(GRADED) for r in lab_rows)
+                  + answer_points(lab, notebook_only, reports))
         possible = lab_points(lab) if whole else sum(r.points for r in lab_rows)
+        unscored = sum(c.points for c in notebook_only  # the rows below that show ?/points
+                       if answered.get(c.grade_id, exercises.ANSWERED) == exercises.ANSWERED
+                       and suite_cell(c, reports) is None)
         title = _(title)
         points = t("{earned}/{possible} points", earned=earned, possible=possible)
+        if unscored:
+            points = t("{earned}/{possible} points ({unscored} not scored here: the rows "
+                       "with ?)", earned=earned, possible=possible, unscored=unscored)
         out.append(title + points.rjust(max(1, WIDTH - len(title))))
         if lab_rows:
             out.append("  " + "".ljust(name_w) + "".join(messages.word(c).ljust(col_w)
@@ -163,6 +193,21 @@ def table(reports: list[RowReport], style: Style, whole: bool, mlp: list | None 
                     cell.points if state == exercises.RIGHT else 0)
                 out.append("  " + name.ljust(name_w) + style.status(status, col_w)
                            + note.ljust(room - col_w) + f"{shown}/{cell.points}")
+                out.extend("  " + "".ljust(name_w + col_w) + line for line in more)
+                continue
+            scored = suite_cell(cell, reports)
+            if scored:  # the graded cell's suite, read from the rows that ran above
+                status, behind = scored
+                what = _(cell.what)
+                note = (t("{what}: the graded cell's checks pass (on the rows above)", what=what)
+                        if status == PASS else
+                        t("{what}: the graded cell fails on {rows}", what=what,
+                          rows=", ".join(behind)) if status == FAIL else
+                        t("{what}: not written yet: {rows}", what=what, rows=", ".join(behind)))
+                note, *more = _fit(note, room - col_w - 1)
+                out.append("  " + name.ljust(name_w) + style.status(status, col_w)
+                           + note.ljust(room - col_w)
+                           + f"{cell.points if status == PASS else 0}/{cell.points}")
                 out.extend("  " + "".ljust(name_w + col_w) + line for line in more)
                 continue
             if cell in MY_TESTS_CELLS.values():  # the score of record's, never the notebook's
@@ -427,7 +472,7 @@ def main(argv: list[str] | None = None, stream=None, loaded: tuple | None = None
     earned = sum(r.earned(GRADED) for r in reports) + sum(c.points for c, f in mlp_pairs
                                                            if f.passed)
     if names is None:  # the lab headers count the answer cells answered right: so does the Total
-        earned += sum(answer_points(lab) for lab in LABS
+        earned += sum(answer_points(lab, reports=reports) for lab in LABS
                       if not (mlp is not None and any(c.lab == lab for c in MLP_CELLS.values())))
     possible = (sum(lab_points(lab) for lab in LABS) if names is None
                 else sum(r.points for r in reports) + sum(c.points for c, _ in mlp_pairs))

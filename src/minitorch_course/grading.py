@@ -187,15 +187,22 @@ def demo_failure(err: BaseException) -> str:
     mine = Path(minitorch.TENSOR_FILE).resolve()
     frames = [f for f in traceback.extract_tb(err.__traceback__)
               if f.filename and Path(f.filename).resolve() == mine]
+    # the whole message, the learner's own included (np.testing's starts with a blank line)
+    message = [line.rstrip() for line in str(err).strip("\n").splitlines()]
+    shown = message[:DEMO_MESSAGE_LINES] + (["..."] if len(message) > DEMO_MESSAGE_LINES else [])
     lines = [t("This demo stopped: your code raised {error}: {message}",
-               error=type(err).__name__, message=str(err).splitlines()[0] if str(err) else "")]
+               error=type(err).__name__, message=shown[0] if shown else "")]
+    lines += ["    " + line for line in shown[1:]]
     if frames:
         lines.append(_("Your code (most recent call last):"))
         lines += [f"  {runner.shown(Path(f.filename))}, line {f.lineno}, in {f.name}\n    {f.line}"
                   for f in frames]
-    lines.append(_("The graded check of this op, below, runs the course's cases and names the "
-                   "likely cause: run it."))
+    lines.append(_("The graded check of this op (its check_ops cell in this lab) runs the "
+                   "course's cases and names the likely cause: run it."))
     return "\n".join(lines)
+
+
+DEMO_MESSAGE_LINES = 12  # a demo's error message, shown whole up to this many lines
 
 
 def check_my_tests(*labs: str) -> float | None:

@@ -57,6 +57,7 @@ KIND_LABELS: dict[str, str] = {
     "stale-grad": N_("stale intermediate gradients (kept from the previous pass)"),
     "aliasing": N_("gradients share memory (aliasing)"),
     "constant-operand": N_("wrong with a constant input"),
+    "backward-return": N_("a backward that does not return a tuple of gradients"),
 }
 
 # the words a check's data uses for where it ran
@@ -118,6 +119,26 @@ def _fraction(r: float) -> int | None:
     if r != 0 and abs(r) < 1 and abs(1.0 / r - round(1.0 / r)) < 1e-6 * abs(1.0 / r):
         return round(1.0 / r)
     return None
+
+
+def _returned(p: dict) -> str:
+    """What a node's _backward returned instead of one gradient per parent (``backward-not-tuple``)."""
+    node = p["node"] or p["method"]
+    if p["returned"] == "array":
+        what = t("an array of shape {shape}", shape=fmt(p["shape"]))
+    elif p["returned"] == "number":
+        what = t("a single number ({type})", type=p["type"])
+    else:
+        what = t("a {type}", type=p["type"])
+    return t("The _backward of the node {node} (made by {method}) returned {what}, but the "
+             "node has {parents} parent(s) in _prev.", node=repr(node), method=p["method"],
+             what=Msg(what), parents=p["parents"])
+
+
+def _returned_short(p: dict) -> str:
+    if p["returned"] == "array":
+        return _("an array (the engine walks its rows)")
+    return _("something that is not a tuple")
 
 
 def _subject(p: dict) -> str:
@@ -356,6 +377,11 @@ DIAGNOSES: dict[str, Callable[[dict], str]] = {
         "Reverse broadcasting failed: unbroadcast(grad of shape {got}, {want}) raised {error}: "
         "{message}.", got=fmt(p["got"]), want=fmt(p["want"]), error=p["error"],
         message=p["message"]),
+    "backward-not-tuple": lambda p: _returned(p) + " " + t(
+        "A _backward returns one gradient per parent, as a tuple in the order of _prev, even "
+        "for a single parent: `return (grad,)` (the comma makes the tuple). The engine pairs "
+        "_prev with what _backward returns, so {got_short} gives the parents the wrong "
+        "gradients, or none.", got_short=_returned_short(p)),
     "missing-grad": lambda p: t(
         "No gradient reached input {index}: its .grad is None. The op must list it in _prev and "
         "its _backward must return one gradient per parent, in the same order.",
@@ -837,8 +863,10 @@ def passed(report: RowReport) -> str:
         count = report.suites["engine"][0].fact.params["count"]
         return "✓ " + t("{row}: all checks pass ({count})", row=report.row, count=count)
     ran = sum(o.status == PASS for outs in report.suites.values() for o in outs)
+    suites = [s for s, outs in report.suites.items()  # not a suite that does not apply (n/a)
+              if any(o.status == PASS for o in outs)]
     return "✓ " + t("{row}: all checks pass ({count}: {suites})", row=report.row, count=ran,
-                    suites=", ".join(word(s) for s in report.suites))
+                    suites=", ".join(word(s) for s in suites))
 
 
 # a sentence ends before a capital (Spanish ones too), an opening bracket or ¿

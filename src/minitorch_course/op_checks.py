@@ -257,7 +257,7 @@ def check_backward(op: Op, case: Case, impl: ModuleType | None = None, seed: int
         upstream = upstream_for(want_out.shape, seed + 1)
         _, want = run_torch(op, case, arrays, upstream)
         compare_forward(op, case, arrays, got_out, want_out)  # a wrong forward is no backward bug
-        with constant_operands(op, case):
+        with constant_operands(op, case), backward_checked(op, case, arrays, impl):
             _, got = _run(op, case, arrays, upstream, impl, "backward")
             compare_backward(op, case, arrays, got, want, upstream, want_out)
 
@@ -272,7 +272,7 @@ def constant_operands(op: Op, case: Case) -> Iterator[None]:
         yield
     except CheckFailed as err:
         if case.constant and (err.diagnosis is None or err.diagnosis.id not in (
-                "constant-operand", "constant-got-grad")):
+                "constant-operand", "constant-got-grad", "backward-not-tuple")):
             err.diagnosis = diagnosis.explain_constant(op, case, err.fact.params.get(
                 "index", 0), "constant-operand", err.diagnosis)
         raise
@@ -314,6 +314,60 @@ def compare_backward(op: Op, case: Case, arrays, got, want, upstream=None,
         if not ok:
             raise CheckFailed(Fact("grad-values", {**where, "element": j, "got": float(g[j]),
                                                     "want": float(w[j]), "diff": worst}), why(g))
+
+
+def backward_form(op: Op, case: Case, arrays, impl: ModuleType) -> Diagnosis | None:
+    """Whether a node of ``op``'s graph on ``arrays`` returns from its ``_backward`` something
+    other than a tuple (or list) of gradients, one per parent: the diagnosis when it does, else
+    None. Called only once a check has failed: what the engine makes of a bare array (a row per
+    parent) or a number (not iterable) hides the cause. (A tuple one gradient short leaves a
+    parent without one: the missing-grad diagnosis says so.) Each node's ``_backward`` is called with
+    ones on fresh inputs; anything unexpected means no claim (None)."""
+    try:
+        with quiet():
+            leaves = [impl.Tensor(np.array(a, copy=True), requires_grad=i not in case.constant)
+                      for i, a in enumerate(arrays)]
+            stack, seen = [op.fn(impl, *leaves, **case.kwargs)], set()
+            while stack:
+                node = stack.pop()
+                if id(node) in seen or not isinstance(node, impl.Tensor):
+                    continue
+                seen.add(id(node))
+                parents = tuple(node._prev or ())
+                if parents and callable(node._backward):
+                    got = node._backward(np.ones(np.shape(node.data)))
+                    if not isinstance(got, (tuple, list)):  # a short tuple: missing-grad's
+                        return Diagnosis("backward-return", "backward-not-tuple", {
+                            "method": op.method, "node": str(getattr(node, "_op", "") or ""),
+                            "parents": len(parents), **_returned(got)})
+                stack.extend(parents)
+    except Exception:  # noqa: BLE001 - a probe of learner code: no claim when it breaks
+        return None
+    return None
+
+
+def _returned(got) -> dict:
+    """What a _backward returned, as data for the diagnosis's words."""
+    kind = type(got)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    if isinstance(got, np.ndarray) and got.ndim:
+        return {"returned": "array", "shape": got.shape, "type": name}
+    if isinstance(got, (int, float, np.number, np.ndarray)):
+        return {"returned": "number", "type": name}
+    return {"returned": "other", "type": name}
+
+
+@contextmanager
+def backward_checked(op: Op, case: Case, arrays, impl: ModuleType) -> Iterator[None]:
+    """A check that failed in or after a backward: when a ``_backward`` of the op's graph does
+    not return one gradient per parent, that is the diagnosis (``backward_form``)."""
+    try:
+        yield
+    except CheckFailed as err:
+        found = backward_form(op, case, arrays, impl)
+        if found is not None:
+            err.diagnosis = found
+        raise
 
 
 def _gradcheck(op: Op, case: Case, arrays, impl: ModuleType, seed: int = 0) -> None:
@@ -377,7 +431,8 @@ def check_gradcheck(op: Op, case: Case, impl: ModuleType | None = None,
                        Fact("gradcheck-skipped", {"case": case.label}))
 
     def body():
-        _gradcheck(op, case, arrays, impl, seed)
+        with backward_checked(op, case, arrays, impl):
+            _gradcheck(op, case, arrays, impl, seed)
 
     return _guard(op, "gradcheck", case, body, _size(arrays), arrays)
 
@@ -413,10 +468,11 @@ def check_property(op: Op, impl: ModuleType | None = None, max_examples: int = 1
             upstream = upstream_for(want_out.shape)
             compare_forward(op, case, arrays, got_out, want_out)
             _, want = run_torch(op, case, arrays, upstream)
-            _, got = _run(op, case, arrays, upstream, impl, "backward")
-            compare_backward(op, case, arrays, got, want, upstream, want_out)
-            if not case.constant:  # gradcheck nudges every input
-                _gradcheck(op, case, arrays, impl)
+            with backward_checked(op, case, arrays, impl):
+                _, got = _run(op, case, arrays, upstream, impl, "backward")
+                compare_backward(op, case, arrays, got, want, upstream, want_out)
+                if not case.constant:  # gradcheck nudges every input
+                    _gradcheck(op, case, arrays, impl)
 
     def body():
         try:

@@ -59,6 +59,7 @@ class Question:
     unordered: bool = False  # a set of axes: the order does not matter
     name: str = ""  # a lab's answer cell: its variable (the quiz's are answer_NN)
     notebook: str = NOTEBOOK  # where the answer cell is
+    exponent: bool = False  # a number that is the exponent of a power of 10 (an ε in float64)
 
     @property
     def variable(self) -> str:
@@ -112,7 +113,7 @@ EXERCISES: dict[str, Question] = {q.name: q for q in (
              notebook=LAB04),
     Question(0, NUMBER, N_("the bottom of the U-curve"), T04,
              N_("4. The U-curve and the optimal ε"), atol=1.01, name="log10_best_eps",
-             notebook=LAB04),
+             notebook=LAB04, exponent=True),
     Question(0, LETTER, N_("a random upstream gradient"), T04,
              N_("7. A random upstream gradient"), name="passes_with_sum", notebook=LAB04),
 )}
@@ -191,6 +192,20 @@ def check_format(number: int | str, value) -> None:
     if not _fits(value, q.form):
         raise AssertionError(t("{variable} must be {form}", variable=q.variable,
                                form=describe(q.form)))
+    if not _plausible(value, q):
+        raise AssertionError(t(
+            "{variable} must be the exponent of 10, between {low} and 0 (e.g. -3 for 1e-3), "
+            "not ε itself: {value} is not such an exponent", variable=q.variable,
+            low=EXPONENTS[0], value=repr(value)))
+
+
+EXPONENTS = (-16, 0)  # a float64 finite-difference step lies between 1e-16 and 1
+
+
+def _plausible(value, q: Question) -> bool:
+    """An exponent answer (``q.exponent``) lies in ``EXPONENTS``: ``1e-5`` is ε, not its
+    exponent."""
+    return not q.exponent or EXPONENTS[0] <= float(value) <= EXPONENTS[1]
 
 
 def judge(number: int | str, value, key) -> str:
@@ -198,7 +213,7 @@ def judge(number: int | str, value, key) -> str:
     q = _question(number)
     if value is None:
         return "unanswered"
-    if not _fits(value, q.form):
+    if not _fits(value, q.form) or not _plausible(value, q):
         return "malformed"
     return "right" if _same(value, key, q.form, q) else "wrong"
 

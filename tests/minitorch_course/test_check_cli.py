@@ -3,7 +3,10 @@ all ✓, a planted mistake fails exactly its row, and ``--op`` prints the full d
 
 from __future__ import annotations
 
+import ast
 import io
+import itertools
+import json
 import os
 import re
 import subprocess
@@ -16,7 +19,15 @@ from conftest import run_report
 from minitorch_authoring import stubgen
 from minitorch_authoring.repository import ROOT
 from minitorch_course import check as check_cli
-from minitorch_course.catalog import ENGINE_ROWS, LABS, MLP_CELLS, MY_TESTS_CELLS, OPS, lab_points
+from minitorch_course.catalog import (
+    CELLS,
+    ENGINE_ROWS,
+    LABS,
+    MLP_CELLS,
+    MY_TESTS_CELLS,
+    OPS,
+    lab_points,
+)
 
 # the catalog's rows, and lab 05's rows: the MLP file's two checks
 MLP_ROWS = [c.grade_id.removeprefix("check_") for c in MLP_CELLS.values()]
@@ -94,9 +105,60 @@ def test_reference_is_all_pass():
     assert set(lines) == set(ROWS)
     for line in lines.values():
         assert "✗" not in line and "not started" not in line and "✓" in line, line
+    suite_cells = [c for c in CELLS if c.suite]  # lab 04's cells, scored from the rows that ran
     rows = (sum(r.points for r in ENGINE_ROWS) + sum(op.points for op in OPS)
-            + sum(c.points for c in MLP_CELLS.values()))
+            + sum(c.points for c in MLP_CELLS.values()) + sum(c.points for c in suite_cells))
     assert f"Total: {rows}/{sum(lab_points(lab) for lab in LABS)} points" in out
+    for cell in suite_cells:
+        line = cell_line(out, cell).splitlines()[0]
+        assert "✓" in line and line.endswith(f" {cell.points}/{cell.points}"), line
+
+
+def cell_line(text: str, cell) -> str:
+    """The table line of a notebook cell's row (its grade id without ``check_``), and after a
+    newline the lines its note wraps onto."""
+    name = cell.grade_id.removeprefix("check_")
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:1] == [name])
+    more = itertools.takewhile(lambda line: line.startswith(" " * 20), lines[start + 1:])
+    return "\n".join([lines[start], *more])
+
+
+def test_lab04_cells_are_scored_from_the_rows_and_fail_on_a_planted_mistake():
+    """Lab 04's gradcheck and property cells ran only in the notebook, so the report showed
+    "0/8 points" with every row "?" while the notebook was all green (o37): they are scored
+    from the rows the report ran. A planted mistake in div fails the gradcheck cell, naming div,
+    and leaves the property cell (add, mul) passing."""
+    code, out = run("--mutant", "div_quotient_rule_sign", "--examples", "10")
+    assert code == 1
+    by_id = {c.grade_id: c for c in CELLS if c.suite}
+    gradcheck, prop = by_id["check_gradcheck"], by_id["check_property"]
+    line, *more = cell_line(out, gradcheck).splitlines()
+    assert "✗" in line and line.endswith(f" 0/{gradcheck.points}"), line
+    assert "div" in " ".join([line, *more]) and "exp" not in " ".join([line, *more]), line
+    line = cell_line(out, prop).splitlines()[0]
+    assert "✓" in line and line.endswith(f" {prop.points}/{prop.points}"), line
+    lab = "04-gradcheck-and-properties"
+    header = next(line for line in out.splitlines() if line.startswith(LABS[lab]))
+    # the points the report cannot give (the answers whose key is not here, my_tests) are said
+    assert re.search(rf" {prop.points}/{lab_points(lab)} points \(\d+ not scored here", header)
+
+
+@pytest.mark.parametrize("folder", ["notebooks", "notebooks/en"])
+def test_lab04_cells_run_what_the_catalog_says(folder):
+    """The catalog's suite and ops of a lab 04 cell are what its graded cell calls: the report
+    scores the cell by them."""
+    cells = {c.grade_id: c for c in CELLS if c.suite}
+    notebook = json.loads((ROOT / folder / "04-gradcheck-and-properties.ipynb").read_text())
+    found = {}
+    for nb_cell in notebook["cells"]:
+        grade_id = nb_cell["metadata"].get("nbgrader", {}).get("grade_id")
+        if grade_id in cells:
+            call = ast.parse("".join(nb_cell["source"])).body[-1].value
+            assert call.func.id == "check_ops"
+            keywords = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+            found[grade_id] = (keywords["suites"], tuple(ast.literal_eval(a) for a in call.args))
+    assert found == {g: ((c.suite,), c.over) for g, c in cells.items()}
 
 
 def test_the_mlp_rows_name_the_mistake_and_are_cached(tmp_path, monkeypatch):

@@ -492,3 +492,54 @@ def test_a_count_that_leaves_out_reduced_axes_names_them(monkeypatch):
                                   [np.ones((3, 5))])
     assert d.id == "factor-division-missing" and "left_out" not in d.params, d
     assert "a mean's number of elements" in messages.diagnosis_text(d)
+
+
+# ---------------------------------------------------------------- a backward's return form
+@pytest.mark.parametrize(("name", "parents", "right", "wrong"), [
+    ("exp", 1, "return (g * out_data,)", "return g * out_data"),  # one parent: no 1-tuple
+    ("mul", 2, "return g * b, g * a\n\n        return Tensor._make(a * b",
+     "return g * b\n\n        return Tensor._make(a * b"),  # two parents, one gradient
+])
+def test_a_backward_that_returns_no_tuple_is_named_in_every_suite(name, parents, right, wrong):
+    """o37: silu's backward returning the array instead of a 1-tuple was diagnosed as "no
+    gradient reached the input", "wrong gradient shape (5,)" or "'numpy.float64' object is not
+    iterable", depending on the suite and the shape: what the engine made of it. Every suite
+    now names the cause, for any op."""
+    from minitorch_authoring.repository import REFERENCE
+    from minitorch_course import runner
+
+    source = REFERENCE.read_text(encoding="utf-8")
+    assert source.count(right) == 1
+    module = runner.load_impl(source=source.replace(right, wrong), name=f"no_tuple_{name}")
+    report = runner.run_row(name, module, ("backward", "gradcheck", "property"), 5)
+    for suite, outcomes in report.suites.items():
+        failing = [o for o in outcomes if o.status == "fail"]
+        assert failing, suite
+        assert {o.diagnosis.id for o in failing} == {"backward-not-tuple"}, suite
+    said = Said(report.first_problem.diagnosis)
+    assert said.kind == "backward-return" and "(grad,)" in said.text, said
+    assert f"has {parents} parent(s)" in said.text, said
+
+
+def test_the_backward_form_probe_claims_nothing_on_the_reference():
+    """The probe runs only after a failure, and says nothing of a right backward: every op of
+    the reference, on its first case."""
+    from minitorch_course import op_checks, runner
+
+    reference = runner.load("reference")[0]
+    for op in BY_NAME.values():
+        case = op.cases[0]
+        assert op_checks.backward_form(op, case, op.inputs(case, 0), reference) is None, op.name
+
+
+def test_a_passing_line_lists_only_the_suites_that_ran():
+    """o37: silu's line said "(18: forward, backward, gradcheck, broadcast)" though no
+    broadcasting pair applies to a unary op; mul's names broadcast, silu's does not."""
+    from minitorch_course import runner
+
+    reference = runner.load("reference")[0]
+    for name, applies in (("silu", False), ("mul", True)):
+        report = runner.run_row(name, reference, runner.GRADED_SUITES, 2)
+        line = messages.passed(report)
+        assert line.startswith("✓") and "gradcheck" in line, line
+        assert (messages.word("broadcast") in line) is applies, line

@@ -43,7 +43,7 @@ def _wrong(value):
     if isinstance(value, str):
         return "a" if value != "a" else "d"
     if isinstance(value, int | float):
-        return value + 7
+        return value - 7  # an exponent's answer stays a plausible exponent (quiz.EXPONENTS)
     return tuple(_wrong(v) for v in value)
 
 
@@ -267,6 +267,20 @@ def test_the_exercise_keys_by_hand():
     key = _hidden_grades(SOURCE / "04-gradcheck-and-properties.ipynb")["log10_best_eps"][0]
     assert quiz.judge("log10_best_eps", optimum, key) == "right"
     assert quiz.judge("log10_best_eps", -8.0, key) == "wrong"  # sqrt(u): one-sided
+
+
+@pytest.mark.parametrize("value", [1e-5, 7e-6, 3, -20])
+def test_an_exponent_answer_refuses_what_is_no_exponent(value):
+    """o37: ``log10_best_eps = 1e-5`` (ε itself, not its exponent) passed the format check
+    silently: it is refused with a message saying why, and the progress report reads it as
+    malformed, not as a wrong answer."""
+    with pytest.raises(AssertionError) as err:
+        quiz.check_format("log10_best_eps", value)
+    assert repr(value) in str(err.value) and "log10_best_eps" in str(err.value)
+    assert f"{quiz.EXPONENTS[0]}" in str(err.value)
+    assert quiz.judge("log10_best_eps", value, -5) == "malformed"
+    for exponent in (-5, -5.2, -6, float(quiz.EXPONENTS[0]), 0):
+        quiz.check_format("log10_best_eps", exponent)
 
 
 # ---------------------------------------------------------------- the progress report
