@@ -142,17 +142,14 @@ def _permutation(args, kwargs) -> tuple[int, ...]:
 
 
 def _leaves(root) -> list:
-    seen, stack, leaves = set(), [root], []
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        parents = tuple(getattr(node, "_prev", ()) or ())
-        if not parents:
-            leaves.append(node)
-        stack.extend(parents)
-    return leaves
+    """The leaves reachable from ``root``, each once: the graph is widened a level at a time
+    (every parent not met yet), then the nodes without parents are kept."""
+    met = {id(root): root}
+    level = [root]
+    while level:
+        level = [met.setdefault(id(p), p) for node in level
+                 for p in tuple(getattr(node, "_prev", ()) or ()) if id(p) not in met]
+    return [node for node in met.values() if not tuple(getattr(node, "_prev", ()) or ())]
 
 
 # ---------------------------------------------------------------- the faults

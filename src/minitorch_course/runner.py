@@ -177,13 +177,9 @@ def rows(names: list[str] | None = None) -> list[str]:
     """Row names in lab order (engine rows first in each lab), all of them or the named ones
     (an op's method name stands for all its rows: 'gelu' is gelu and gelu_tanh)."""
     wanted = set(names or [])
-    ordered = []
-    for lab in LABS:
-        for row in ENGINE_ROWS + OPS:
+    return [row.name for lab in LABS for row in ENGINE_ROWS + OPS
             if row.lab == lab and (not names or row.name in wanted
-                                   or getattr(row, "method", None) in wanted):
-                ordered.append(row.name)
-    return ordered
+                                   or getattr(row, "method", None) in wanted)]
 
 
 def unknown(names: list[str]) -> list[str]:
