@@ -157,8 +157,8 @@ def plant(source: str, p: Plant, name: str = "mutant") -> str:
 _KINDS = {m.id: m.kind for row in ENGINE_ROWS + OPS for m in row.mistakes}
 assert set(PLANTS) <= set(_KINDS), f"plants without a catalog mistake: {set(PLANTS) - set(_KINDS)}"
 MUTANTS: tuple[Mutant, ...] = tuple(Mutant(id_, _KINDS[id_], p) for id_, p in PLANTS.items())
-BY_NAME: dict[str, Mutant] = {m.name: m for m in MUTANTS}
-assert len(BY_NAME) == len(MUTANTS), "planted mistakes must have distinct ids"
+MUTANT_BY_NAME: dict[str, Mutant] = {m.name: m for m in MUTANTS}
+assert len(MUTANT_BY_NAME) == len(MUTANTS), "planted mistakes must have distinct ids"
 
 
 def reference_source() -> str:
@@ -168,16 +168,16 @@ def reference_source() -> str:
 @cache
 def load(name: str) -> ModuleType:
     """The reference with mutant ``name`` planted, as a tensor module (see runner.using)."""
-    mutant = BY_NAME[name]
+    mutant = MUTANT_BY_NAME[name]
     return runner.load_impl(source=mutant.apply(reference_source()), name=f"mutant_{name}")
 
 
 def load_labelled(name: str) -> tuple[ModuleType, str]:
     """``load(name)`` and how ``make check`` names it."""
-    if name not in BY_NAME:
-        raise KeyError(f"no mutant {name!r}; the planted mistakes are {sorted(BY_NAME)}")
+    if name not in MUTANT_BY_NAME:
+        raise KeyError(f"no mutant {name!r}; the planted mistakes are {sorted(MUTANT_BY_NAME)}")
     return load(name), i18n.t("the reference with the planted mistake '{name}' ({mistake})",
-                              name=name, mistake=BY_NAME[name].mistake)
+                              name=name, mistake=MUTANT_BY_NAME[name].mistake)
 
 
 # ---------------------------------------------------------------- running the catalog
@@ -236,9 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.show:
         from minitorch_course import check
 
-        return check.main(["--op", ",".join(BY_NAME[args.show].affects)],
+        return check.main(["--op", ",".join(MUTANT_BY_NAME[args.show].affects)],
                           loaded=load_labelled(args.show))
-    chosen = [BY_NAME[n] for n in args.names] if args.names else list(MUTANTS)
+    chosen = [MUTANT_BY_NAME[n] for n in args.names] if args.names else list(MUTANTS)
     caught = diagnosed = exact = 0
     for mutant in chosen:
         v = run(mutant)

@@ -1131,7 +1131,7 @@ def _softmax_diagonal(k: Evidence) -> np.ndarray:
 # ---------------------------------------------------------------- engine rows
 @dataclass(frozen=True)
 class EngineRow:
-    """A graded check that is not an op: ``minitorch_course.engine_checks.CHECKS[name]``."""
+    """A graded check that is not an op: ``minitorch_course.engine_checks.CASES_BY_ROW[name]``."""
 
     name: str
     lab: str

@@ -701,7 +701,7 @@ READS["unbroadcast"] = N_("unbroadcast(grad of shape {grad_shape}, {shape})")
 
 
 # ---------------------------------------------------------------- the rows
-CHECKS: dict[str, tuple[Callable[[Graph], Judge], ...]] = {
+CASES_BY_ROW: dict[str, tuple[Callable[[Graph], Judge], ...]] = {
     "topological_order": (chain3, diamond, residual, constant_parent, deep),
     "backward": (square_then_sum, diamond_accumulates, grid_constant, two_leaves,
                  constant_first, same_parent_twice, intermediate_grads,
@@ -716,7 +716,7 @@ CHECKS: dict[str, tuple[Callable[[Graph], Judge], ...]] = {
 def cases(row: str, seed: int = 0) -> list[EngineCase]:
     """The cases of an engine row, their values drawn from ``seed``: programs and judges."""
     out = []
-    for build in CHECKS[row]:
+    for build in CASES_BY_ROW[row]:
         g = Graph(seed)
         judge = build(g)
         out.append(EngineCase(build.__name__, g.program(), judge))

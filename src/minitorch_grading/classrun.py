@@ -418,6 +418,14 @@ def students(course_dir: Path, pattern: str = "*") -> list[str]:
                   if p.is_dir() and fnmatch.fnmatch(p.name, pattern)) if folder.is_dir() else []
 
 
+def record_scale(budget: float) -> float:
+    """How much more time the scores of record get when a class run is given more than the
+    default ``--budget`` (a regrade with ``--budget 180`` triples the worker's clock and its
+    wall limit too); never less than their defaults, and ``--budget 0`` (no notebook budget)
+    keeps them."""
+    return max(1.0, budget / course.NOTEBOOK_BUDGET) if budget > 0 else 1.0
+
+
 def grade_job(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
               budget: float = BUDGET, force: bool = False,
               plan: Callable[[], Any] | None = None,
@@ -438,8 +446,10 @@ def grade_job(ctx: Context, student: str, expected: dict[str, dict[str, dict]],
         if plan is not None and out.status in GRADED:
             plan_ = plan()  # made once for the class: no learner's part
             with part("record"):
+                scale = record_scale(budget)
                 rec = record.grade_submission(ctx.taken[student], student, plan_,
-                                              unsafe=ctx.unsafe)
+                                              record.WALL * scale,
+                                              record.WORKER_BUDGET * scale, ctx.unsafe)
                 record.write_record(ctx.course_dir, rec, out.manual)
                 out.scores = notebook_scores(ctx.course_dir, student)
             out.problems += [f"record: {f}" for f in rec.flags]

@@ -88,8 +88,8 @@ PLANTED = ("getitem_assigns_repeated_indices", "matmul_T_reverses_batch_axes",
 
 @pytest.mark.parametrize("name", ("transpose_negative_axes",) + PLANTED)
 def test_the_fuzzer_catches_a_planted_bug(name):
-    if name in mutants.BY_NAME:
-        impl, rows = mutants.load(name), mutants.BY_NAME[name].affects
+    if name in mutants.MUTANT_BY_NAME:
+        impl, rows = mutants.load(name), mutants.MUTANT_BY_NAME[name].affects
     else:
         source = mutants.plant(mutants.reference_source(), TRANSPOSE_BUG, name)
         impl, rows = runner.load_impl(source=source, name="planted"), TRANSPOSE_BUG.affects

@@ -23,7 +23,7 @@ IDS = [f"{m.name}->{m.diagnosis}" for m in MUTANTS]
 
 @cache
 def verdict(name: str) -> mutants.Verdict:
-    return mutants.run(mutants.BY_NAME[name])
+    return mutants.run(mutants.MUTANT_BY_NAME[name])
 
 
 def test_at_least_fifteen_classic_mistakes_covering_the_issue_list():
@@ -63,7 +63,7 @@ def test_an_edit_is_located_by_function_not_by_text():
     the mutant names; comments do not count, so rewording one cannot rot a mutant."""
     source = mutants.reference_source()
     assert source.count("return g * b, g * a") == 2
-    planted = mutants.BY_NAME["mul_forgets_second_parent"].apply(source)
+    planted = mutants.MUTANT_BY_NAME["mul_forgets_second_parent"].apply(source)
     assert planted.count("return g * b, g * a") == 1
     reworded = source.replace("# the one reverse-broadcast point", "# reworded comment")
     assert reworded != source

@@ -163,7 +163,7 @@ def test_spanish_make_check_on_the_stub_is_all_spanish(audit, stub_file):
 
 @pytest.mark.parametrize("name", SAMPLE)
 def test_spanish_diagnosis_of_a_planted_mistake_is_all_spanish(audit, name):
-    row = ",".join(mutants.BY_NAME[name].affects)
+    row = ",".join(mutants.MUTANT_BY_NAME[name].affects)
     out = run("--mutant", name, "--op", row, "--examples", "5", "--closing")
     assert "✗" in out, out  # the mistake was caught: there is a diagnosis to read
     assert not i18n.MISSES, sorted(i18n.MISSES)
@@ -182,7 +182,7 @@ def skeleton(text: str) -> tuple:
 
 @pytest.mark.parametrize("name", ["div_gradients_swapped", "backward_skips_unbroadcast"])
 def test_english_and_spanish_report_the_same_outcomes(monkeypatch, name):
-    affects = mutants.BY_NAME[name].affects  # the first and the last row: the words of every
+    affects = mutants.MUTANT_BY_NAME[name].affects  # the first and the last row: the words of every
     row = ",".join(dict.fromkeys((affects[0], affects[-1])))  # row are audited above, in Spanish
     args = ("--mutant", name, "--op", row, "--examples", "5")
     monkeypatch.setenv("MINITORCH_LANG", "en")

@@ -411,3 +411,30 @@ def test_without_dask_the_parallel_run_says_what_to_install(monkeypatch, tmp_pat
             call()
         text = str(stop.value)
         assert "'.[course,grading]'" in text and "--serial" in text, text
+
+
+def test_the_budget_reaches_the_scores_of_record(monkeypatch, tmp_path):
+    """INSTRUCTOR.md tells instructors to regrade a slow learner with `--budget 180`: the
+    record's worker gets the same factor (its clock and its wall limit), never less than its
+    defaults; --budget 0 (no notebook budget) keeps them."""
+    from minitorch_grading import record
+
+    seen = []
+
+    def grade_one(ctx, student, expected, budget, force):
+        return classrun.LearnerResult(student, status="graded")
+
+    def grade_submission(folder, student, plan_, wall, budget, unsafe):
+        seen.append((wall, budget))
+        return type("Rec", (), {"flags": []})()
+
+    monkeypatch.setattr(classrun, "grade_one", grade_one)
+    monkeypatch.setattr(record, "grade_submission", grade_submission)
+    monkeypatch.setattr(record, "write_record", lambda *a: None)
+    monkeypatch.setattr(classrun, "notebook_scores", lambda *a: {})
+    ctx = type("Ctx", (), {"course_dir": tmp_path, "taken": {"a": tmp_path}, "unsafe": False})()
+    for budget in (course.NOTEBOOK_BUDGET, 180, 30, 0):
+        classrun.grade_job(ctx, "a", {}, budget, plan=lambda: None)
+    assert seen == [(record.WALL, record.WORKER_BUDGET),
+                    (record.WALL * 3, record.WORKER_BUDGET * 3),
+                    (record.WALL, record.WORKER_BUDGET), (record.WALL, record.WORKER_BUDGET)]

@@ -593,7 +593,7 @@ def test_the_record_judges_the_engine_rows_as_the_notebook_does(name):
     else:
         impl = mutants.load(name)
     rows = sorted(ENGINE_BY_NAME) if name in ("reference", "stub") else sorted(
-        set(mutants.BY_NAME[name].affects) & set(ENGINE_BY_NAME))
+        set(mutants.MUTANT_BY_NAME[name].affects) & set(ENGINE_BY_NAME))
     statuses = set()
     for row in rows:
         cases = engine_checks.cases(row, SEED)
@@ -627,7 +627,7 @@ def _planted_crash(name: str) -> tuple[str, str]:
         return source.replace(old, new), row
     if name == "stub":
         return (ROOT / "src" / "minitorch" / "tensor.py").read_text("utf-8"), "exp"
-    return mutants.BY_NAME[name].apply(source), mutants.BY_NAME[name].affects[0]
+    return mutants.MUTANT_BY_NAME[name].apply(source), mutants.MUTANT_BY_NAME[name].affects[0]
 
 
 @pytest.mark.parametrize("name, expected", [
