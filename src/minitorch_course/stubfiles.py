@@ -92,8 +92,9 @@ def learner_root() -> Path:
 def to_english(force: bool = False, root: Path | None = None,
                english: Path = ENGLISH) -> int:
     """Switch the learner's generated files to their English versions from ``english``: each
-    unedited one (or, with ``force``, every one, edited ones backed up first). 0 done, 2 if
-    some file was left alone because it holds the learner's work."""
+    unedited one (or, with ``force``, every one, edited ones backed up first), and write
+    ``.minitorch-lang`` (``en``) at ``root`` so that ``make check`` run there speaks English.
+    0 done, 2 if some file was left alone because it holds the learner's work."""
     root = root or learner_root()
     package = root / "src" / "minitorch" if (root / "src" / "minitorch").is_dir() \
         else root / "minitorch"
@@ -126,6 +127,8 @@ def to_english(force: bool = False, root: Path | None = None,
             marks[source.name] = sha(text)
         status = max(status, code)
     write_marks(folder / SKELETON_MARKER, marks)
+    # and what the course prints from here (make check) speaks English without MINITORCH_LANG
+    (root / i18n.MARKER).write_text("en\n", encoding="utf-8")
     return status
 
 

@@ -163,7 +163,7 @@ def test_make_english_switches_the_unedited_files_without_solutions(tmp_path, ca
     """`make english` (minitorch_course.stubfiles) reads only the shipped copies: the unedited
     stubs and skeletons become English, an edited one stays (status 2, named) until FORCE=1,
     which backs it up."""
-    from minitorch_course import stubfiles
+    from minitorch_course import i18n, stubfiles
 
     root = tmp_path / "copy"
     _spanish_checkout(root)
@@ -183,6 +183,9 @@ def test_make_english_switches_the_unedited_files_without_solutions(tmp_path, ca
     by_name = {p.relative_to(stubgen.ENGLISH).as_posix(): text for p, text in english.items()}
     assert (root / "src" / "minitorch" / "tensor.py").read_text() == by_name["tensor.py"]
     assert "# my work" in mlp.read_text() and "# mine" in edited_test.read_text()
+    assert (root / ".minitorch-lang").read_text().strip() == "en"  # make check speaks English
+    monkeypatch.chdir(root)
+    assert i18n.language() == "en"
     for name in stubgen.skeletons("en"):
         if name != edited_test.name:
             assert (root / "my_tests" / name).read_text() == by_name[f"my_tests/{name}"]
