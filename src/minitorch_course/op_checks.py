@@ -327,20 +327,20 @@ def backward_form(op: Op, case: Case, arrays, impl: ModuleType) -> Diagnosis | N
         with quiet():
             leaves = [impl.Tensor(np.array(a, copy=True), requires_grad=i not in case.constant)
                       for i, a in enumerate(arrays)]
-            stack, seen = [op.fn(impl, *leaves, **case.kwargs)], set()
-            while stack:
-                node = stack.pop()
-                if id(node) in seen or not isinstance(node, impl.Tensor):
-                    continue
-                seen.add(id(node))
-                parents = tuple(node._prev or ())
+            root = op.fn(impl, *leaves, **case.kwargs)
+            met, level = {id(root): root}, [root]  # the graph, a level of parents at a time
+            while level:
+                level = [met.setdefault(id(p), p) for node in level
+                         if isinstance(node, impl.Tensor)
+                         for p in tuple(node._prev or ()) if id(p) not in met]
+            for node in met.values():
+                parents = tuple(node._prev or ()) if isinstance(node, impl.Tensor) else ()
                 if parents and callable(node._backward):
                     got = node._backward(np.ones(np.shape(node.data)))
                     if not isinstance(got, (tuple, list)):  # a short tuple: missing-grad's
                         return Diagnosis("backward-return", "backward-not-tuple", {
                             "method": op.method, "node": str(getattr(node, "_op", "") or ""),
                             "parents": len(parents), **_returned(got)})
-                stack.extend(parents)
     except Exception:  # noqa: BLE001 - a probe of learner code: no claim when it breaks
         return None
     return None
