@@ -574,14 +574,19 @@ def _read_manifest(path: Path = MANIFEST) -> dict[str, str]:
 
 
 def stale(generated: dict[str, str], target: Path = STUDENT_NOTEBOOKS) -> list[str]:
-    """Names whose committed student notebook differs from the generation (or is missing/extra)."""
+    """Names whose committed student notebook differs from the generation (or is missing/extra),
+    or whose entry in ``.generated.json`` is not the generated text's hash (a stale manifest
+    makes every later command read the notebook as the learner's edit)."""
     problems = []
+    manifest = _read_manifest(target / MANIFEST.name)
     for name, text in generated.items():
         path = target / name
         if not path.exists():
             problems.append(f"{name}: missing")
         elif dumps(canonical(_load(path))) != text:
             problems.append(f"{name}: differs from what generation produces")
+        elif manifest.get(name) != _hash_of(text):
+            problems.append(f"{name}: {MANIFEST.name} records another version")
     for path in sorted(target.glob("[0-9][0-9]-*.ipynb")):
         if path.name not in generated:
             problems.append(f"{path.name}: has no instructor notebook in solutions/notebooks/")

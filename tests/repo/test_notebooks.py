@@ -125,6 +125,20 @@ def test_committed_student_notebooks_are_generated(release):
                           "generate`):\n" + "\n".join(problems))
 
 
+def test_a_stale_manifest_is_reported(tmp_path):
+    """A merge once kept an older notebooks/.generated.json beside the right notebooks:
+    `generate --check` passed, and make test then read the notebooks as a learner's edits."""
+    text = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+    text = course.dumps(course.canonical(json.loads(text)))
+    (tmp_path / "00-x.ipynb").write_text(text, encoding="utf-8")
+    manifest = tmp_path / course.MANIFEST.name
+    manifest.write_text(json.dumps({"00-x.ipynb": course._hash_of(text)}), encoding="utf-8")
+    assert course.stale({"00-x.ipynb": text}, tmp_path) == []
+    manifest.write_text(json.dumps({"00-x.ipynb": "0" * 64}), encoding="utf-8")
+    assert course.stale({"00-x.ipynb": text}, tmp_path) == [
+        "00-x.ipynb: .generated.json records another version"]
+
+
 @pytest.mark.slow
 def test_release_ships_the_stub_and_no_caches(release):
     from minitorch_authoring import stubgen
