@@ -237,10 +237,11 @@ def _statements(block: str):
         yield node.lineno, text, [n for n in counted if n is not None], value, id(node) in returned
 
 
-def solution_lines() -> list[Line]:
-    """Every non-trivial statement inside a solution fence, with its lab."""
+def _solution_blocks() -> list[tuple[str, int, str]]:
+    """(lab, line of the BEGIN fence, the fenced code dedented) of every solution fence of the
+    reference, in order."""
     lines = REFERENCE.read_text(encoding="utf-8").splitlines()
-    found: list[Line] = []
+    blocks = []
     lab, start = "", None
     for number, line in enumerate(lines, 1):
         if m := _LAB.match(line):
@@ -249,22 +250,30 @@ def solution_lines() -> list[Line]:
             start = number
         elif line.strip() == END:
             assert start is not None
-            block = _uncomment(textwrap.dedent("\n".join(lines[start: number - 1])) + "\n")
-            for lineno, text, nodes, value, gradients in _statements(block):
-                if not any(computes(n) for n in nodes):
-                    continue
-                parts = []
-                if value is not None and operations(value) >= 2:
-                    parts.append(value)
-                if gradients and value is not None:
-                    elements = value.elts if isinstance(value, ast.Tuple) else [value]
-                    parts += [e for e in elements if computes(e)]
-                inner = {ast.get_source_segment(block, e) or "" for n in nodes
-                         for e in ast.walk(n) if isinstance(e, ast.expr)}
-                found.append(Line(lab, start + lineno, text,
-                                  tuple(ast.get_source_segment(block, p) for p in parts),
-                                  tuple(sorted(e for e in inner if weight(e) >= INNER_WEIGHT))))
+            blocks.append((lab, start, textwrap.dedent("\n".join(lines[start: number - 1])) + "\n"))
             start = None
+    return blocks
+
+
+def solution_lines() -> list[Line]:
+    """Every non-trivial statement inside a solution fence, with its lab."""
+    found: list[Line] = []
+    for lab, start, code in _solution_blocks():
+        block = _uncomment(code)
+        for lineno, text, nodes, value, gradients in _statements(block):
+            if not any(computes(n) for n in nodes):
+                continue
+            parts = []
+            if value is not None and operations(value) >= 2:
+                parts.append(value)
+            if gradients and value is not None:
+                elements = value.elts if isinstance(value, ast.Tuple) else [value]
+                parts += [e for e in elements if computes(e)]
+            inner = {ast.get_source_segment(block, e) or "" for n in nodes
+                     for e in ast.walk(n) if isinstance(e, ast.expr)}
+            found.append(Line(lab, start + lineno, text,
+                              tuple(ast.get_source_segment(block, p) for p in parts),
+                              tuple(sorted(e for e in inner if weight(e) >= INNER_WEIGHT))))
     return found
 
 
@@ -461,29 +470,21 @@ def _gradient(lab: str, lineno: int, code: str, elements: list[ast.expr]) -> Gra
 
 def solution_gradients() -> list[Gradient]:
     """Every returned gradient of a fenced ``_backward`` (and each returned tuple whole)."""
-    lines = REFERENCE.read_text(encoding="utf-8").splitlines()
-    found, lab, start = [], "", None
-    for number, line in enumerate(lines, 1):
-        if m := _LAB.match(line):
-            lab = m.group(1)
-        if line.strip() == BEGIN:
-            start = number
-        elif line.strip() == END:
-            block = textwrap.dedent("\n".join(lines[start: number - 1])) + "\n"
-            for f in ast.walk(ast.parse(block)):
-                if not (isinstance(f, ast.FunctionDef) and f.name == "_backward"):
+    found = []
+    for lab, start, block in _solution_blocks():
+        for f in ast.walk(ast.parse(block)):
+            if not (isinstance(f, ast.FunctionDef) and f.name == "_backward"):
+                continue
+            for r in ast.walk(f):
+                if not isinstance(r, ast.Return) or r.value is None:
                     continue
-                for r in ast.walk(f):
-                    if not isinstance(r, ast.Return) or r.value is None:
-                        continue
-                    elements = r.value.elts if isinstance(r.value, ast.Tuple) else [r.value]
-                    code = ast.get_source_segment(block, r.value) or ""
-                    candidates = [(elements, code)] if len(elements) > 1 else []
-                    candidates += [([e], ast.get_source_segment(block, e) or "") for e in elements]
-                    for els, text in candidates:
-                        if (g := _gradient(lab, start + r.lineno, text, els)) is not None:
-                            found.append(g)
-            start = None
+                elements = r.value.elts if isinstance(r.value, ast.Tuple) else [r.value]
+                code = ast.get_source_segment(block, r.value) or ""
+                candidates = [(elements, code)] if len(elements) > 1 else []
+                candidates += [([e], ast.get_source_segment(block, e) or "") for e in elements]
+                for els, text in candidates:
+                    if (g := _gradient(lab, start + r.lineno, text, els)) is not None:
+                        found.append(g)
     return found
 
 
